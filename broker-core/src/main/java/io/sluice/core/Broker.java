@@ -1,0 +1,81 @@
+package io.sluice.core;
+
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The embeddable broker: topics of partitions, each partition a Disruptor ring feeding one journal writer
+ * (Chronicle Queue) and then live subscribers. Thread-safe. Open one per data directory.
+ *
+ * <pre>{@code
+ * try (Broker broker = Broker.open(BrokerConfig.builder(Path.of("data")).build())) {
+ *     broker.createTopicIfAbsent(TopicConfig.of("orders", 4));
+ *     try (Producer producer = broker.newProducer(ProducerConfig.DEFAULT)) {
+ *         RecordMetadata md = producer.send(ProducerRecord.of("orders", "k", "v")).join();
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>{@link #close()} stops accepting sends, drains every accepted event to the journal, completes its callback,
+ * and stops all threads. Reopening the same directory after a clean close or a crash recovers every event that
+ * was acknowledged with {@link Acks#JOURNAL} or stronger, and every committed offset.
+ */
+public interface Broker extends AutoCloseable {
+
+    /** Opens (or creates) the broker in {@link BrokerConfig#dataDir()}, recovering its topics and offsets. */
+    static Broker open(BrokerConfig config) {
+        return io.sluice.core.internal.LocalBroker.open(config);
+    }
+
+    BrokerConfig config();
+
+    /** @throws SluiceException.TopicExistsException if it exists */
+    TopicDescription createTopic(TopicConfig config);
+
+    /** Creates the topic unless it exists; returns the existing or new topic's description. */
+    TopicDescription createTopicIfAbsent(TopicConfig config);
+
+    /** Topic names, sorted. */
+    List<String> listTopics();
+
+    /** @throws SluiceException.UnknownTopicException if it does not exist */
+    TopicDescription describeTopic(String topic);
+
+    /** Deletes a topic and its journal files. */
+    void deleteTopic(String topic);
+
+    Producer newProducer(ProducerConfig config);
+
+    Consumer newConsumer(ConsumerConfig config);
+
+    /**
+     * Starts a push consumer on its own named thread: it subscribes to {@code topic} (a group when the config has a
+     * groupId, otherwise all partitions), polls, hands batches to {@code handler}, and commits after each batch the
+     * handler accepted.
+     */
+    ConsumerRunner startConsumer(ConsumerConfig config, String topic, RecordHandler handler);
+
+    /** Adds a live subscriber to every partition ring of the topic, after the journal writer. */
+    Subscription subscribe(String topic, String name, EventSubscriber subscriber);
+
+    /** A fetch cursor over one partition, positioned at its start offset. */
+    PartitionReader openReader(TopicPartition partition);
+
+    /** The first retained offset of a partition. */
+    long startOffset(TopicPartition partition);
+
+    /** The offset the next event of a partition will get (cheap: a volatile read). */
+    long endOffset(TopicPartition partition);
+
+    /** All partitions of a topic. */
+    Set<TopicPartition> partitionsOf(String topic);
+
+    ConsumerGroups groups();
+
+    BrokerMetrics metrics();
+
+    boolean isClosed();
+
+    @Override
+    void close();
+}

@@ -1,0 +1,29 @@
+package io.sluice.core;
+
+/**
+ * A flyweight over one journaled event on a partition ring, valid only during
+ * {@link EventSubscriber#onEvent(EventView, boolean)}: copy what you keep.
+ */
+public interface EventView {
+    String topic();
+
+    int partition();
+
+    /** Dense partition offset; -1 for a topic without a journal. */
+    long offset();
+
+    long timestamp();
+
+    /** Key bytes or null. The array may be larger than {@link #keyLength()}: read {@code [0, keyLength)}. */
+    byte[] keyBuffer();
+
+    int keyLength();
+
+    /** Value bytes; the array may be larger than {@link #valueLength()}: read {@code [0, valueLength)}. */
+    byte[] valueBuffer();
+
+    int valueLength();
+
+    /** System.nanoTime() when the producer published it, for latency measurement. */
+    long publishNanos();
+}

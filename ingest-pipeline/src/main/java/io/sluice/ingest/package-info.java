@@ -1,0 +1,2 @@
+/** Sluice ingest-pipeline: ClickHouse sinks. */
+package io.sluice.ingest;

@@ -1,0 +1,2 @@
+/** Sluice benchmarks. */
+package io.sluice.bench;

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Sluice's test command: works on a fresh Debian machine.
+#  1. installs what the tests need and is missing (JDK 17+, clickhouse-server, redis-server) from Debian packages;
+#  2. runs the whole build with every test: ./mvnw -B verify
+#  3. runs the benchmarks in --quick mode so they keep compiling and running (figures are not checked).
+# Tests that need ClickHouse or Redis start private server processes on free loopback ports in temporary
+# directories and stop them afterwards. Set SLUICE_CLICKHOUSE_URL / SLUICE_REDIS_URL to use existing servers.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+command -v java >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
+command -v clickhouse-server >/dev/null 2>&1 || [ -x /usr/sbin/clickhouse-server ] || need+=(clickhouse-server clickhouse-client)
+command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+command -v unzip >/dev/null 2>&1 || command -v curl >/dev/null 2>&1 || need+=(curl unzip)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "test.sh: installing ${need[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+./mvnw -B -ntp verify "$@"
+
+if [ "${SLUICE_SKIP_BENCH:-0}" != "1" ] && [ -x bin/sluice-bench ]; then
+  bin/sluice-bench all --quick
+fi
