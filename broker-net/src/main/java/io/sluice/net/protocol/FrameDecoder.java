@@ -15,7 +15,8 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
  * </pre>
  * Emits nothing until a whole frame has arrived. A length above {@code maxFrameSize} fails fast with Netty's
  * {@code TooLongFrameException} (before the body is buffered, so an attacker cannot make it allocate); a negative
- * length, or one shorter than the fixed header, fails with {@code CorruptedFrameException}. Either way the stream
+ * length reads as an unsigned value above the maximum (so also {@code TooLongFrameException}); a length shorter than
+ * the fixed header fails with {@code CorruptedFrameException}. Either way the stream
  * has lost its framing and the connection must be closed.
  */
 public final class FrameDecoder extends LengthFieldBasedFrameDecoder {

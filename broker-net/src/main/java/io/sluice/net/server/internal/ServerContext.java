@@ -11,7 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.EnumMap;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executor;
 
 /**
  * What every connection of one server shares: the core broker, one core producer per acks level (thread-safe,
@@ -24,12 +24,12 @@ public final class ServerContext implements AutoCloseable {
     final ServerCounters counters;
     final ChannelGroup channels;
     /** Runs requests that may block on file I/O (create topic, commit, group changes) off the event loops. */
-    final ExecutorService admin;
+    final Executor admin;
     private final Map<Acks, Producer> producers = new EnumMap<>(Acks.class);
     private final byte[] authToken;
 
     public ServerContext(Broker broker, BrokerServerConfig config, ServerCounters counters, ChannelGroup channels,
-                         ExecutorService admin) {
+                         Executor admin) {
         this.broker = broker;
         this.config = config;
         this.counters = counters;
