@@ -125,4 +125,21 @@ class MessageRoundTripTest {
         ApiVersions.Response.current("x").encode(b);
         assertThat(ApiVersions.Response.decode(b).apis()).hasSize(ApiKey.values().length);
     }
+
+    @Test
+    void theProduceExampleInProtocolMdIsExactlyWhatTheCodecWrites() {
+        ByteBuf b = Unpooled.buffer();
+        int start = Frames.startRequest(b, ApiKey.PRODUCE, (short) 0, 1);
+        new Produce.Request(Acks.JOURNAL, "t", 0, List.of(new ProducerRecord("t", 0, null, "hi".getBytes(StandardCharsets.UTF_8), List.of(), 0L)))
+                .encode(b);
+        Frames.finish(b, start);
+        assertThat(io.netty.buffer.ByteBufUtil.hexDump(b)).isEqualTo(
+                "0000002a" + "0003" + "0000" + "00000001" + "01" + "000174" + "00000000" + "00000001"
+                        + "0000000000000000" + "ffffffff" + "000000026869" + "00000000");
+        ByteBuf r = Unpooled.buffer();
+        int rs = Frames.startResponse(r, 1);
+        new Produce.Response(new long[] {41}).encode(r);
+        Frames.finish(r, rs);
+        assertThat(io.netty.buffer.ByteBufUtil.hexDump(r)).isEqualTo("00000012" + "00000001" + "0000" + "00000001" + "0000000000000029");
+    }
 }
