@@ -121,14 +121,14 @@ public final class RemoteProducer implements Producer {
                 return CLOSED;
             }
             int size = RecordCodec.producedSize(record);
-            ProducerRecord routed;
+            int partition;
             try {
                 if (size > config.maxRecordBytes()) {
                     throw new SluiceException.RecordTooLargeException("record of " + size + " bytes exceeds maxRecordBytes="
                             + config.maxRecordBytes());
                 }
                 connector.connected();
-                routed = record.withPartition(partitionFor(record));
+                partition = partitionFor(record);
                 if (block) {
                     memory.acquire(size, config.producer().maxBlockMillis());
                 } else if (!memory.tryAcquire(size)) {
@@ -141,7 +141,7 @@ public final class RemoteProducer implements Producer {
                 callback.onCompletion(-1, -1, e);
                 return ACCEPTED;
             }
-            sender.append(routed, timestamp, size, callback);
+            sender.append(record, partition, timestamp, size, callback);
             return ACCEPTED;
         } finally {
             sendsInProgress.decrementAndGet();

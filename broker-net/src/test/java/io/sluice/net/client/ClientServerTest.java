@@ -340,4 +340,19 @@ class ClientServerTest {
         assertThat(stored).as("everything acknowledged is stored").isGreaterThanOrEqualTo(acknowledged);
         broker.restartServer();
     }
+
+    @Test
+    void aSlowDripClientIsClosedWhenItsFrameDoesNotCompleteInTime() throws Exception {
+        broker.close();
+        broker = TestBroker.start(dir.resolve("slow"), b -> b, s -> s.frameTimeoutMillis(300));
+        try (java.net.Socket slow = new java.net.Socket("127.0.0.1", Integer.parseInt(broker.bootstrap().split(":")[1]));
+             RemoteAdmin other = new RemoteAdmin(broker.bootstrap())) {
+            slow.getOutputStream().write(new byte[] {0, 0, 0, 100, 0, 1});
+            slow.getOutputStream().flush();
+            slow.setSoTimeout(20_000);
+            assertThat(slow.getInputStream().read()).as("server closed the slow connection").isEqualTo(-1);
+            assertThat(other.listTopics()).isEmpty();
+        }
+        assertThat(broker.server().stats().protocolErrors()).isEqualTo(1);
+    }
 }
