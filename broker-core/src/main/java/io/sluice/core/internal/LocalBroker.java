@@ -306,18 +306,8 @@ public final class LocalBroker implements Broker, LocalProducer.Rings, LocalCons
     // ----- LocalProducer.Rings -----
 
     @Override
-    public int partitionCount(String topic) {
-        return topic(topic).partitionCount();
-    }
-
-    @Override
-    public PartitionRing ring(String topic, int partition) {
-        return topic(topic).ring(partition);
-    }
-
-    @Override
-    public boolean journaled(String topic) {
-        return topic(topic).config().journaled();
+    public LocalProducer.TopicRings rings(String topic) {
+        return topic(topic).rings();
     }
 
     @Override
