@@ -39,7 +39,8 @@ final class Topic implements AutoCloseable {
             for (int p = 0; p < rings.length; p++) {
                 TopicPartition tp = new TopicPartition(config.name(), p);
                 PartitionJournal journal = config.journaled()
-                        ? new PartitionJournal(tp, dir.resolve(Integer.toString(p)), brokerConfig.rollCycle(), brokerConfig.clock())
+                        ? new PartitionJournal(tp, dir.resolve(Integer.toString(p)), brokerConfig.rollCycle(), brokerConfig.clock(),
+                                brokerConfig.minFreeDiskBytes())
                         : null;
                 rings[p] = new PartitionRing(tp, brokerConfig.ringSize(), brokerConfig.waitStrategy(), journal);
             }
