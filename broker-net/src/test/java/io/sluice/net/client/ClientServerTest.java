@@ -355,4 +355,27 @@ class ClientServerTest {
         }
         assertThat(broker.server().stats().protocolErrors()).isEqualTo(1);
     }
+
+    @Test
+    void aLongPollReturnsARecordProducedWhileItWaits() throws Exception {
+        broker.broker.createTopic(TopicConfig.of("lp", 1));
+        TopicPartition tp = new TopicPartition("lp", 0);
+        try (Consumer c = new RemoteConsumer(broker.bootstrap(), ConsumerConfig.builder().offsetReset(OffsetReset.LATEST).build());
+             Producer p = new RemoteProducer(broker.bootstrap(), ProducerConfig.DEFAULT)) {
+            c.assign(Set.of(tp));
+            CompletableFuture<List<ConsumerRecord>> polled = CompletableFuture.supplyAsync(() -> c.poll(Duration.ofSeconds(20)));
+            p.send(ProducerRecord.of("lp", null, "late")).get();
+            assertThat(polled.get(30, TimeUnit.SECONDS)).extracting(ConsumerRecord::valueAsString).containsExactly("late");
+        }
+    }
+
+    @Test
+    void anIdleConnectionIsClosedAfterTheIdleTimeout() throws Exception {
+        broker.close();
+        broker = TestBroker.start(dir.resolve("idle"), b -> b, s -> s.idleTimeoutMillis(200));
+        try (java.net.Socket idle = new java.net.Socket("127.0.0.1", Integer.parseInt(broker.bootstrap().split(":")[1]))) {
+            idle.setSoTimeout(20_000);
+            assertThat(idle.getInputStream().read()).isEqualTo(-1);
+        }
+    }
 }
