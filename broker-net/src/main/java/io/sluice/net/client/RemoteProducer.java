@@ -44,6 +44,8 @@ public final class RemoteProducer implements Producer {
     /** Sends between their closed-check and their enqueue; close waits for them so none is stranded. */
     private final AtomicInteger sendsInProgress = new AtomicInteger();
     private volatile boolean closed;
+    /** Set once close() flushed: the I/O thread is gone, so flush() has nothing left to wait for. */
+    private volatile boolean terminated;
 
     public RemoteProducer(String bootstrap, ProducerConfig config) {
         this(RemoteProducerConfig.builder(ClientConfig.of(bootstrap)).producer(config).build());
@@ -170,6 +172,9 @@ public final class RemoteProducer implements Producer {
 
     @Override
     public void flush() {
+        if (terminated) {
+            return;
+        }
         try {
             sender.flushMarker().get();
         } catch (InterruptedException e) {
@@ -193,6 +198,7 @@ public final class RemoteProducer implements Producer {
             Thread.onSpinWait();
         }
         flush();
+        terminated = true;
         connector.close();
     }
 }

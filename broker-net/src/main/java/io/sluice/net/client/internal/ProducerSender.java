@@ -85,7 +85,8 @@ public final class ProducerSender {
 
     /** Makes sure a drain runs after the last enqueue (at most one pending wake-up). */
     private void wakeUp() {
-        if (wakeUpPending.compareAndSet(false, true)) {
+        // read first: under load a wake-up is already pending and a failed CAS would still bounce the cache line
+        if (!wakeUpPending.get() && wakeUpPending.compareAndSet(false, true)) {
             loop.execute(drain);
         }
     }
