@@ -185,7 +185,7 @@ public final class ProducerSender {
                 continue;
             }
             ProducerBatch b = batch;
-            c.write(ApiKey.PRODUCE, out -> b.encode(out, acks), batch);
+            c.write(ApiKey.PRODUCE, out -> b.encode(out, acks), batch, b.bytes + 64 + 2 * b.partition.topic().length());
             wrote = true;
         }
         if (wrote) {

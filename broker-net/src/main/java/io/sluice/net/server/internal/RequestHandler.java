@@ -240,7 +240,12 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
 
     /** Builds a success response with {@code body} and completes the request. Any thread. */
     void succeed(long sequence, int correlationId, Consumer<ByteBuf> body) {
-        ByteBuf out = ctx.alloc().ioBuffer();
+        succeed(sequence, correlationId, body, 256);
+    }
+
+    /** As {@link #succeed(long, int, Consumer)}, allocating {@code sizeHint} bytes up front. */
+    void succeed(long sequence, int correlationId, Consumer<ByteBuf> body, int sizeHint) {
+        ByteBuf out = ctx.alloc().ioBuffer(sizeHint);
         try {
             int start = Frames.startResponse(out, correlationId);
             body.accept(out);
