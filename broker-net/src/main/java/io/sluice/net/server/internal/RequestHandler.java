@@ -118,6 +118,8 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
                 || root instanceof TooLongFrameException || root instanceof CorruptedFrameException) {
             server.counters.protocolErrors.increment();
             LOG.warn("closing connection {}: bad frame: {}", ctx.channel().remoteAddress(), root.getMessage());
+        } else if (root instanceof javax.net.ssl.SSLException) {
+            LOG.warn("closing connection {}: TLS failed: {}", ctx.channel().remoteAddress(), root.getMessage());
         } else if (root instanceof IOException) {
             LOG.debug("closing connection {}: {}", ctx.channel().remoteAddress(), root.toString());
         } else {
