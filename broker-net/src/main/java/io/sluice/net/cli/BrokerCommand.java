@@ -117,7 +117,7 @@ final class BrokerCommand implements SluiceCli.Command {
         }
         try {
             server = BrokerServer.start(broker, serverConfig);
-            http = HttpPort.start(broker, server, serverConfig.bindAddress(), httpPort, serverConfig.authToken(), out);
+            http = HttpPort.start(broker, server, p, serverConfig.bindAddress(), httpPort, serverConfig.authToken(), out);
         } catch (RuntimeException e) {
             err.println("sluice broker: " + e.getMessage());
             broker.close();
