@@ -272,4 +272,21 @@ class RequestHandlerTest {
         assertThat(awaitEndOffsets(20, new TopicPartition("t", 0), new TopicPartition("t", 1))).isEqualTo(20);
         ch.finishAndReleaseAll();
     }
+
+    @Test
+    void thousandsOfPipelinedRequestsInOneReadAreAllAnsweredWithoutRecursion() {
+        EmbeddedChannel ch = channel();
+        int n = 20_000;
+        ByteBuf all = Unpooled.buffer();
+        for (int i = 0; i < n; i++) {
+            ByteBuf r = request(ApiKey.LIST_OFFSETS, i, b -> { Wire.writeString(b, "t"); b.writeInt(0); });
+            all.writeBytes(r);
+            r.release();
+        }
+        ch.writeInbound(all);
+        List<Response> r = responses(ch);
+        assertThat(r).hasSize(n);
+        assertThat(r.get(n - 1).correlationId()).isEqualTo(n - 1);
+        ch.finishAndReleaseAll();
+    }
 }
