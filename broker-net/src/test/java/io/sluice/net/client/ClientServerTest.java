@@ -408,4 +408,24 @@ class ClientServerTest {
         }
         assertThat(readAll("gone", 1, 2)).extracting(ConsumerRecord::valueAsString).containsExactly("orphan", "after");
     }
+
+    @Test
+    void lingerGathersRecordsSentCloseTogetherIntoOneRequest() throws Exception {
+        broker.broker.createTopic(TopicConfig.of("linger", 1));
+        RemoteProducerConfig config = RemoteProducerConfig.builder(ClientConfig.of(broker.bootstrap()))
+                .lingerMicros(TimeUnit.SECONDS.toMicros(2)).build();
+        try (RemoteProducer p = new RemoteProducer(config)) {
+            p.partitionCount("linger");
+            long before = broker.server().stats().requests();
+            List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                futures.add(p.send(ProducerRecord.of("linger", null, "l" + i)));
+            }
+            p.flush(); // flush sends at once, without waiting for the linger
+            for (int i = 0; i < 100; i++) {
+                assertThat(futures.get(i).get().offset()).isEqualTo(i);
+            }
+            assertThat(broker.server().stats().requests() - before).as("produce requests for 100 records").isEqualTo(1);
+        }
+    }
 }
