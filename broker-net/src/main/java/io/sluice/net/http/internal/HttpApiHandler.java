@@ -247,7 +247,7 @@ public final class HttpApiHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         String keyField = params.containsKey("key") ? params.get("key").get(0) : null;
-        api.broker.describeTopic(topic); // UnknownTopicException → 404 before reading the body
+        api.broker.partitionsOf(topic); // UnknownTopicException → 404 before the body is looked at
 
         byte[] body;
         int from;

@@ -17,7 +17,7 @@ import java.util.Arrays;
  *
  * <p>The body is split on {@code '\n'}; a trailing {@code '\r'} and surrounding blanks are trimmed from each line.
  * Blank lines are skipped (they are not events; a trailing newline is fine), and line numbers count every
- * physical line from 1. Each non-blank line must be:
+ * physical line from 1. A UTF-8 byte order mark is skipped at the very start of the body and refused anywhere else. Each non-blank line must be:
  * <ul>
  *   <li>strict UTF-8 (RFC 3629: no overlong forms, surrogates or code points above U+10FFFF) — checked here,
  *       byte by byte, because JSON parsers are lenient about overlong forms;</li>
@@ -123,6 +123,9 @@ public final class NdjsonValidator {
         Events events = new Events(16);
         int line = 0;
         int pos = from;
+        if (startsWithByteOrderMark(body, pos, to)) {
+            pos += 3; // some Windows tools write one; it is not part of the first event
+        }
         while (pos < to) {
             line++;
             int lineStart = pos;
@@ -171,8 +174,15 @@ public final class NdjsonValidator {
     }
 
     private Rejection parseEvent(byte[] body, int s, int e, String keyField, Events events, int line, int indent) {
+        if (startsWithByteOrderMark(body, s, e)) {
+            // Jackson would skip it as the start of a document; inside a body it is a stray character
+            return new Rejection(line, "invalid JSON at column " + (indent + 1) + ": byte order mark (U+FEFF) inside the body");
+        }
         try (JsonParser parser = json.createParser(body, s, e - s)) {
             JsonToken token = parser.nextToken();
+            if (token == null) {
+                return new Rejection(line, "invalid JSON: no value");
+            }
             if (keyField != null && token != JsonToken.START_OBJECT) {
                 return new Rejection(line, "with ?key=" + keyField + " every event must be a JSON object");
             }
@@ -223,6 +233,10 @@ public final class NdjsonValidator {
             // Parsing a byte array does no I/O; anything else Jackson throws is still a parse failure.
             return new Rejection(line, "invalid JSON: " + firstLine(ex.getMessage()));
         }
+    }
+
+    private static boolean startsWithByteOrderMark(byte[] b, int from, int to) {
+        return to - from >= 3 && b[from] == (byte) 0xEF && b[from + 1] == (byte) 0xBB && b[from + 2] == (byte) 0xBF;
     }
 
     private static boolean isBlank(byte b) {
