@@ -68,6 +68,7 @@ public final class HttpIngestServer implements AutoCloseable {
     private final ChannelGroup channels = new DefaultChannelGroup("sluice-http", GlobalEventExecutor.INSTANCE);
     private final Channel serverChannel;
     private final String transport;
+    private final int port;
     private boolean closed;
 
     /** A server without extra gauges. */
@@ -115,6 +116,7 @@ public final class HttpIngestServer implements AutoCloseable {
                         }
                     });
             this.serverChannel = bootstrap.bind(config.bindAddress(), config.port()).syncUninterruptibly().channel();
+            this.port = ((InetSocketAddress) serverChannel.localAddress()).getPort();
         } catch (RuntimeException e) {
             shutdownGroups();
             api.close();
@@ -127,7 +129,7 @@ public final class HttpIngestServer implements AutoCloseable {
 
     /** The bound port (the actual one when configured with port 0). */
     public int port() {
-        return ((InetSocketAddress) serverChannel.localAddress()).getPort();
+        return port;
     }
 
     public HttpIngestConfig config() {
@@ -158,7 +160,7 @@ public final class HttpIngestServer implements AutoCloseable {
         channels.close().awaitUninterruptibly(SHUTDOWN_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
         api.close();
         shutdownGroups();
-        LOG.info("HTTP listener on {}:{} closed", config.bindAddress(), config.port());
+        LOG.info("HTTP listener on {}:{} closed", config.bindAddress(), port);
     }
 
     private void shutdownGroups() {
@@ -170,6 +172,6 @@ public final class HttpIngestServer implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "HttpIngestServer[" + config.bindAddress() + ":" + (closed ? config.port() : port()) + ", " + transport + "]";
+        return "HttpIngestServer[" + config.bindAddress() + ":" + port + ", " + transport + "]";
     }
 }

@@ -14,6 +14,8 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.ReferenceCountUtil;
@@ -112,7 +114,11 @@ public final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         if (!request.decoderResult().isSuccess()) {
             ex.route = "malformed";
             ex.keepAlive = false;
-            ex.error(HttpResponseStatus.BAD_REQUEST, Code.INVALID_REQUEST, "malformed HTTP request: " + request.decoderResult().cause());
+            Throwable cause = request.decoderResult().cause();
+            HttpResponseStatus status = cause instanceof TooLongHttpHeaderException ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
+                    : cause instanceof TooLongHttpLineException ? HttpResponseStatus.REQUEST_URI_TOO_LONG
+                    : HttpResponseStatus.BAD_REQUEST;
+            ex.error(status, Code.INVALID_REQUEST, "malformed HTTP request: " + cause.getMessage());
             return;
         }
         QueryStringDecoder uri = new QueryStringDecoder(request.uri());
