@@ -145,7 +145,12 @@ class HttpSecurityTest {
                         @Override
                         protected void initChannel(SocketChannel ch) {
                             handler[0] = ssl.newHandler(ch.alloc(), "127.0.0.1", port);
-                            ch.pipeline().addLast(handler[0]);
+                            ch.pipeline().addLast(handler[0], new io.netty.channel.ChannelInboundHandlerAdapter() {
+                                @Override
+                                public void exceptionCaught(io.netty.channel.ChannelHandlerContext ctx, Throwable cause) {
+                                    ctx.close(); // the failed handshake is asserted through its future
+                                }
+                            });
                         }
                     }).connect("127.0.0.1", port).sync().channel();
             Future<Channel> handshake = handler[0].handshakeFuture().await();
