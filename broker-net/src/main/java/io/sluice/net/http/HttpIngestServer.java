@@ -147,8 +147,8 @@ public final class HttpIngestServer implements AutoCloseable {
     }
 
     /**
-     * Stops accepting, closes every connection, waits for the acknowledgements of the events already accepted
-     * and stops the threads. Idempotent.
+     * Stops accepting, answers new requests {@code 503}, waits for the acknowledgements of the events already
+     * accepted (their requests get their answers), closes every connection and stops the threads. Idempotent.
      */
     @Override
     public synchronized void close() {
@@ -157,6 +157,9 @@ public final class HttpIngestServer implements AutoCloseable {
         }
         closed = true;
         serverChannel.close().syncUninterruptibly();
+        // Answer what is in progress before closing connections: once the producers are flushed, every pending
+        // answer is already queued on its connection's event loop, ahead of the close below.
+        api.drain();
         channels.close().awaitUninterruptibly(SHUTDOWN_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
         api.close();
         shutdownGroups();

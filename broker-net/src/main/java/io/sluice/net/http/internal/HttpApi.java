@@ -21,6 +21,8 @@ public final class HttpApi implements AutoCloseable {
     final NdjsonValidator validator;
     final Supplier<? extends Map<String, ? extends Number>> extraGauges;
     private final EnumMap<Acks, Producer> producers = new EnumMap<>(Acks.class);
+    /** Set once by the closing thread; I/O threads then answer new requests 503. */
+    private volatile boolean closing;
 
     public HttpApi(Broker broker, HttpIngestConfig config, HttpMetrics metrics,
                    Supplier<? extends Map<String, ? extends Number>> extraGauges) {
@@ -37,6 +39,21 @@ public final class HttpApi implements AutoCloseable {
 
     Producer producer(Acks acks) {
         return producers.get(acks);
+    }
+
+    boolean closing() {
+        return closing;
+    }
+
+    /**
+     * Starts closing: requests arriving from now on get {@code 503}; returns once every event accepted before has
+     * been acknowledged, so the answers of requests in progress are already queued on their connections.
+     */
+    public void drain() {
+        closing = true;
+        for (Producer p : producers.values()) {
+            p.flush();
+        }
     }
 
     /** Flushes and closes the producers (waits for every accepted event's acknowledgement). Not the broker. */

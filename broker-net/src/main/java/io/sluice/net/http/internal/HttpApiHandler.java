@@ -121,6 +121,11 @@ public final class HttpApiHandler extends ChannelInboundHandlerAdapter {
             ex.error(status, Code.INVALID_REQUEST, "malformed HTTP request: " + cause.getMessage());
             return;
         }
+        if (api.closing()) {
+            ex.keepAlive = false;
+            ex.error(HttpResponseStatus.SERVICE_UNAVAILABLE, Code.CLOSED, "the broker is shutting down");
+            return;
+        }
         QueryStringDecoder uri = new QueryStringDecoder(request.uri());
         String path = uri.path();
         HttpMethod method = request.method();
@@ -313,6 +318,9 @@ public final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         void send(FullHttpResponse response) {
             api.metrics.request(route, response.status().code());
             response.headers().set(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
+            if (response.status().equals(HttpResponseStatus.SERVICE_UNAVAILABLE) && !response.headers().contains(HttpHeaderNames.RETRY_AFTER)) {
+                response.headers().set(HttpHeaderNames.RETRY_AFTER, "1");
+            }
             if (keepAlive) {
                 response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
                 ctx.writeAndFlush(response);
