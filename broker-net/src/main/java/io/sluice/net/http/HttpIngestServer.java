@@ -117,7 +117,7 @@ public final class HttpIngestServer implements AutoCloseable {
                     });
             this.serverChannel = bootstrap.bind(config.bindAddress(), config.port()).syncUninterruptibly().channel();
             this.port = ((InetSocketAddress) serverChannel.localAddress()).getPort();
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // Netty rethrows the bind's IOException undeclared: catch everything here
             shutdownGroups();
             api.close();
             throw new SluiceException(SluiceException.Code.INVALID_CONFIG, "cannot bind HTTP listener to "
