@@ -8,7 +8,10 @@ import java.util.Objects;
 
 /**
  * Settings of the {@link HttpIngestServer}, validated once by the constructor (every error names the setting and
- * the value). Build with {@link #builder()}; every bound below is enforced and reported to the client when hit.
+ * the value). Build with {@link #builder()} or {@link #fromProperties}; every bound below is enforced and reported
+ * to the client when hit. In messages and in the broker's {@code --config} file each setting is named by its
+ * property key ({@code maxBodyBytes} is {@code http.max.body.bytes}, {@code idleTimeoutMillis} is
+ * {@code http.idle.timeout.ms}, and so on).
  *
  * @param bindAddress          address to listen on; loopback by default. Anything else without {@code auth} logs a
  *                             warning (see {@link io.sluice.net.security.BindCheck})
@@ -54,45 +57,92 @@ public record HttpIngestConfig(String bindAddress, int port, int maxBodyBytes, i
     public HttpIngestConfig {
         Objects.requireNonNull(bindAddress, "bindAddress");
         if (bindAddress.isBlank()) {
-            throw InvalidConfigException.of("http.bind", "''", "must be an address or host name");
+            throw InvalidConfigException.of("bind", "''", "must be an address or host name");
         }
         if (port < 0 || port > 65_535) {
             throw InvalidConfigException.of("http.port", port, "must be between 0 and 65535");
         }
         if (maxBodyBytes < 1024 || maxBodyBytes > MAX_BODY_BYTES_LIMIT) {
-            throw InvalidConfigException.of("http.maxBodyBytes", maxBodyBytes, "must be between 1024 and " + MAX_BODY_BYTES_LIMIT);
+            throw InvalidConfigException.of("http.max.body.bytes", maxBodyBytes, "must be between 1024 and " + MAX_BODY_BYTES_LIMIT);
         }
         if (maxLineBytes < 16 || maxLineBytes > maxBodyBytes) {
-            throw InvalidConfigException.of("http.maxLineBytes", maxLineBytes, "must be between 16 and http.maxBodyBytes (" + maxBodyBytes + ")");
+            throw InvalidConfigException.of("http.max.line.bytes", maxLineBytes, "must be between 16 and http.max.body.bytes (" + maxBodyBytes + ")");
         }
         if (maxJsonDepth < 1 || maxJsonDepth > 1000) {
-            throw InvalidConfigException.of("http.maxJsonDepth", maxJsonDepth, "must be between 1 and 1000");
+            throw InvalidConfigException.of("http.max.json.depth", maxJsonDepth, "must be between 1 and 1000");
         }
         if (maxConnections < 1) {
-            throw InvalidConfigException.of("http.maxConnections", maxConnections, "must be >= 1");
+            throw InvalidConfigException.of("http.max.connections", maxConnections, "must be >= 1");
         }
         if (maxPipelinedRequests < 1) {
-            throw InvalidConfigException.of("http.maxPipelinedRequests", maxPipelinedRequests, "must be >= 1");
+            throw InvalidConfigException.of("http.max.pipelined.requests", maxPipelinedRequests, "must be >= 1");
         }
         if (idleTimeoutMillis < 1) {
-            throw InvalidConfigException.of("http.idleTimeoutMillis", idleTimeoutMillis, "must be >= 1");
+            throw InvalidConfigException.of("http.idle.timeout.ms", idleTimeoutMillis, "must be >= 1");
         }
         if (requestTimeoutMillis < 1) {
-            throw InvalidConfigException.of("http.requestTimeoutMillis", requestTimeoutMillis, "must be >= 1");
+            throw InvalidConfigException.of("http.request.timeout.ms", requestTimeoutMillis, "must be >= 1");
         }
         if (maxBlockMillis < 0) {
-            throw InvalidConfigException.of("http.maxBlockMillis", maxBlockMillis, "must be >= 0");
+            throw InvalidConfigException.of("http.max.block.ms", maxBlockMillis, "must be >= 0");
         }
         if (ackTimeoutMillis < 1) {
-            throw InvalidConfigException.of("http.ackTimeoutMillis", ackTimeoutMillis, "must be >= 1");
+            throw InvalidConfigException.of("http.ack.timeout.ms", ackTimeoutMillis, "must be >= 1");
         }
         if (ioThreads < 1 || ioThreads > 256) {
-            throw InvalidConfigException.of("http.ioThreads", ioThreads, "must be between 1 and 256");
+            throw InvalidConfigException.of("http.io.threads", ioThreads, "must be between 1 and 256");
         }
     }
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    /**
+     * A builder holding the defaults overridden by the {@code http.*} keys of {@code properties} (the broker's
+     * {@code --config} file): {@code http.max.body.bytes}, {@code http.max.line.bytes}, {@code http.max.json.depth},
+     * {@code http.max.connections}, {@code http.max.pipelined.requests}, {@code http.idle.timeout.ms},
+     * {@code http.request.timeout.ms}, {@code http.max.block.ms}, {@code http.ack.timeout.ms}, {@code http.io.threads},
+     * and {@code http.tls.cert.file} with {@code http.tls.key.file} (PEM) for TLS. Bind address, port and token are
+     * left to the caller, which shares them with the binary listener.
+     *
+     * @throws InvalidConfigException naming the key and value of a number that does not parse
+     */
+    public static Builder fromProperties(java.util.Properties properties) {
+        Builder b = builder();
+        b.maxBodyBytes = (int) number(properties, "http.max.body.bytes", b.maxBodyBytes);
+        b.maxLineBytes = (int) number(properties, "http.max.line.bytes", b.maxLineBytes);
+        b.maxJsonDepth = (int) number(properties, "http.max.json.depth", b.maxJsonDepth);
+        b.maxConnections = (int) number(properties, "http.max.connections", b.maxConnections);
+        b.maxPipelinedRequests = (int) number(properties, "http.max.pipelined.requests", b.maxPipelinedRequests);
+        b.idleTimeoutMillis = number(properties, "http.idle.timeout.ms", b.idleTimeoutMillis);
+        b.requestTimeoutMillis = number(properties, "http.request.timeout.ms", b.requestTimeoutMillis);
+        b.maxBlockMillis = number(properties, "http.max.block.ms", b.maxBlockMillis);
+        b.ackTimeoutMillis = number(properties, "http.ack.timeout.ms", b.ackTimeoutMillis);
+        b.ioThreads = (int) number(properties, "http.io.threads", b.ioThreads);
+        String cert = properties.getProperty("http.tls.cert.file");
+        String key = properties.getProperty("http.tls.key.file");
+        if (cert != null || key != null) {
+            b.tls = new TlsConfig(cert == null ? null : java.nio.file.Path.of(cert.strip()),
+                    key == null ? null : java.nio.file.Path.of(key.strip()), null, null);
+        }
+        return b;
+    }
+
+    private static long number(java.util.Properties properties, String key, long absent) {
+        String text = properties.getProperty(key);
+        if (text == null || text.isBlank()) {
+            return absent;
+        }
+        try {
+            long v = Long.parseLong(text.strip().replace("_", ""));
+            if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
+                throw InvalidConfigException.of(key, text, "is out of range");
+            }
+            return v;
+        } catch (NumberFormatException e) {
+            throw InvalidConfigException.of(key, "'" + text + "'", "must be an integer");
+        }
     }
 
     public Builder toBuilder() {

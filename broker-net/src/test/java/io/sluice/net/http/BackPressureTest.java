@@ -28,7 +28,7 @@ import static io.sluice.net.http.HttpTestSupport.uri;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Promise: when the bus is full, a produce request waits at most {@code http.maxBlockMillis} and then answers 503
+ * Promise: when the bus is full, a produce request waits at most {@code http.max.block.ms} and then answers 503
  * with Retry-After; nothing is dropped silently, and a request that got no room wrote nothing.
  */
 class BackPressureTest {

@@ -60,7 +60,7 @@ class HostileClientsTest {
             raw.write("POST /v1/topics/t/events HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\n");
             RawResponse response = raw.readResponse();
             assertThat(response.status()).isEqualTo(413);
-            assertThat(response.body()).contains("RECORD_TOO_LARGE").contains("http.maxBodyBytes");
+            assertThat(response.body()).contains("RECORD_TOO_LARGE").contains("http.max.body.bytes");
             assertThat(raw.closedByServer()).isTrue();
         }
         assertThat(endOffsetSum(broker, "t")).isZero();
@@ -94,7 +94,7 @@ class HostileClientsTest {
 
     @Test
     void deeplyNestedJsonIsRejectedWithoutExhaustingTheStack() {
-        String deep = "[".repeat(4000) + "]".repeat(4000); // within http.maxLineBytes, far past the depth limit
+        String deep = "[".repeat(4000) + "]".repeat(4000); // within http.max.line.bytes, far past the depth limit
         HttpResponse<String> response = post(client, server, "/v1/topics/t/events", deep + "\n");
         assertThat(response.statusCode()).isEqualTo(400);
         assertThat(json(response).get("message").asText()).contains("deeper than 32");

@@ -64,13 +64,31 @@ class HttpIngestServerLifecycleTest {
     }
 
     @Test
+    void settingsCanComeFromTheBrokersPropertiesFile() {
+        java.util.Properties p = new java.util.Properties();
+        p.setProperty("http.max.body.bytes", "1048576");
+        p.setProperty("http.idle.timeout.ms", "5_000");
+        p.setProperty("unrelated.key", "ignored");
+        HttpIngestConfig config = HttpIngestConfig.fromProperties(p).port(9090).build();
+        assertThat(config.maxBodyBytes()).isEqualTo(1 << 20);
+        assertThat(config.idleTimeoutMillis()).isEqualTo(5000);
+        assertThat(config.maxLineBytes()).isEqualTo(HttpIngestConfig.DEFAULT_MAX_LINE_BYTES);
+        assertThat(config.port()).isEqualTo(9090);
+        assertThat(config.tls()).isNull();
+    }
+
+    @Test
     void invalidSettingsAreRefusedNamingTheSettingAndTheValue() {
         assertThatThrownBy(() -> HttpIngestConfig.builder().maxBodyBytes(4096).maxLineBytes(8192).build())
-                .isInstanceOf(InvalidConfigException.class).hasMessageContaining("http.maxLineBytes").hasMessageContaining("8192");
+                .isInstanceOf(InvalidConfigException.class).hasMessageContaining("http.max.line.bytes").hasMessageContaining("8192");
         assertThatThrownBy(() -> HttpIngestConfig.builder().port(70_000).build())
                 .isInstanceOf(InvalidConfigException.class).hasMessageContaining("http.port").hasMessageContaining("70000");
         assertThatThrownBy(() -> HttpIngestConfig.builder().maxConnections(0).build())
-                .isInstanceOf(InvalidConfigException.class).hasMessageContaining("http.maxConnections");
+                .isInstanceOf(InvalidConfigException.class).hasMessageContaining("http.max.connections");
+        java.util.Properties bad = new java.util.Properties();
+        bad.setProperty("http.max.connections", "lots");
+        assertThatThrownBy(() -> HttpIngestConfig.fromProperties(bad))
+                .isInstanceOf(InvalidConfigException.class).hasMessageContaining("http.max.connections").hasMessageContaining("lots");
         assertThat(HttpIngestConfig.DEFAULT.bindAddress()).isEqualTo("127.0.0.1");
         assertThat(HttpIngestConfig.DEFAULT.port()).isEqualTo(8080);
     }

@@ -138,7 +138,7 @@ class HttpIngestServerTest {
         HttpResponse<String> tooBig = post(client, server, "/v1/topics/big/events", "{\"small\":2}\n" + huge + "\n");
         assertThat(tooBig.statusCode()).isEqualTo(400);
         assertThat(json(tooBig).get("line").asInt()).isEqualTo(2);
-        assertThat(json(tooBig).get("message").asText()).contains("http.maxLineBytes");
+        assertThat(json(tooBig).get("message").asText()).contains("http.max.line.bytes");
         assertThat(endOffsetSum(broker, "big")).isEqualTo(2);
     }
 

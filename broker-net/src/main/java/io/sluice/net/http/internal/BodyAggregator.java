@@ -11,7 +11,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.sluice.core.SluiceException;
 
 /**
- * {@link HttpObjectAggregator} bounded by {@code http.maxBodyBytes}. An oversized request is answered {@code 413}
+ * {@link HttpObjectAggregator} bounded by {@code http.max.body.bytes}. An oversized request is answered {@code 413}
  * with a JSON reason and the connection is always closed: the rest of the body is never read into memory, and the
  * connection cannot be reused without reading it.
  */
@@ -29,7 +29,7 @@ public final class BodyAggregator extends HttpObjectAggregator {
     protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
         metrics.request("oversized", 413);
         FullHttpResponse response = JsonResponses.error(ctx.alloc(), HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
-                SluiceException.Code.RECORD_TOO_LARGE, "request body larger than " + maxBodyBytes + " bytes (http.maxBodyBytes)");
+                SluiceException.Code.RECORD_TOO_LARGE, "request body larger than " + maxBodyBytes + " bytes (http.max.body.bytes)");
         response.headers().set(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
         response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);

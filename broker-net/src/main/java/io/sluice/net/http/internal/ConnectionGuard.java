@@ -27,9 +27,9 @@ import java.util.concurrent.TimeUnit;
 public final class ConnectionGuard extends ChannelDuplexHandler {
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionGuard.class);
     private static final byte[] TIMEOUT_408 = raw(408, "Request Timeout",
-            "{\"code\":\"TIMEOUT\",\"message\":\"request not received completely within http.requestTimeoutMillis\"}");
+            "{\"code\":\"TIMEOUT\",\"message\":\"request not received completely within http.request.timeout.ms\"}");
     private static final byte[] BUSY_503 = raw(503, "Service Unavailable",
-            "{\"code\":\"BACK_PRESSURED\",\"message\":\"too many connections (http.maxConnections)\"}");
+            "{\"code\":\"BACK_PRESSURED\",\"message\":\"too many connections (http.max.connections)\"}");
 
     private enum State { IDLE, RECEIVING, PROCESSING }
 
@@ -55,7 +55,7 @@ public final class ConnectionGuard extends ChannelDuplexHandler {
         if (metrics.openConnections.incrementAndGet() > maxConnections) {
             metrics.openConnections.decrementAndGet();
             metrics.connectionsRejected.increment();
-            LOG.warn("refusing HTTP connection from {}: {} connections open (http.maxConnections)", ctx.channel().remoteAddress(), maxConnections);
+            LOG.warn("refusing HTTP connection from {}: {} connections open (http.max.connections)", ctx.channel().remoteAddress(), maxConnections);
             ctx.writeAndFlush(Unpooled.wrappedBuffer(BUSY_503)).addListener(ChannelFutureListener.CLOSE);
             return;
         }
@@ -124,7 +124,7 @@ public final class ConnectionGuard extends ChannelDuplexHandler {
             ctx.close();
         } else if (state == State.RECEIVING) {
             metrics.requestTimeouts.increment();
-            LOG.info("closing HTTP connection {}: request not complete after {} ms (http.requestTimeoutMillis)",
+            LOG.info("closing HTTP connection {}: request not complete after {} ms (http.request.timeout.ms)",
                     ctx.channel().remoteAddress(), TimeUnit.NANOSECONDS.toMillis(requestTimeoutNanos));
             ctx.writeAndFlush(Unpooled.wrappedBuffer(TIMEOUT_408)).addListener(ChannelFutureListener.CLOSE);
         }

@@ -36,7 +36,7 @@ import java.util.Set;
 
 /**
  * Routes the requests of one connection, one at a time and answered in order (HTTP/1.1 pipelining): while a request
- * is in progress, further complete requests wait in a queue of at most {@code http.maxPipelinedRequests} and the
+ * is in progress, further complete requests wait in a queue of at most {@code http.max.pipelined.requests} and the
  * connection stops reading. Runs on the connection's event loop only.
  */
 public final class HttpApiHandler extends ChannelInboundHandlerAdapter {
@@ -64,7 +64,7 @@ public final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         if (busy) {
             if (queued.size() >= api.config.maxPipelinedRequests()) {
                 request.release();
-                LOG.info("closing HTTP connection {}: more than {} pipelined requests (http.maxPipelinedRequests)",
+                LOG.info("closing HTTP connection {}: more than {} pipelined requests (http.max.pipelined.requests)",
                         ctx.channel().remoteAddress(), api.config.maxPipelinedRequests());
                 ctx.close();
                 return;

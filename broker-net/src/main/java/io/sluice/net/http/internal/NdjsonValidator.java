@@ -149,7 +149,7 @@ public final class NdjsonValidator {
             pos = i + 1;
             if (lineEnd - lineStart > maxLineBytes) {
                 return new Rejection(line, "line is " + (lineEnd - lineStart) + " bytes, more than the limit of "
-                        + maxLineBytes + " (http.maxLineBytes)");
+                        + maxLineBytes + " (http.max.line.bytes)");
             }
             int s = lineStart;
             int e = lineEnd;
@@ -193,7 +193,7 @@ public final class NdjsonValidator {
                 switch (token) {
                     case START_OBJECT, START_ARRAY -> {
                         if (++depth > maxDepth) {
-                            return new Rejection(line, "JSON nested deeper than " + maxDepth + " levels (http.maxJsonDepth)");
+                            return new Rejection(line, "JSON nested deeper than " + maxDepth + " levels (http.max.json.depth)");
                         }
                     }
                     case END_OBJECT, END_ARRAY -> depth--;

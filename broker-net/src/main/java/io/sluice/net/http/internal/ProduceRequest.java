@@ -109,7 +109,7 @@ final class ProduceRequest {
             long waited = now - blockedSinceNanos;
             if (waited >= maxBlockNanos) {
                 stop(new BackPressureException("partition " + records[i].topic() + " is full: no room within "
-                        + api.config.maxBlockMillis() + " ms (http.maxBlockMillis); retry later"));
+                        + api.config.maxBlockMillis() + " ms (http.max.block.ms); retry later"));
                 return;
             }
             long delay = Math.min(backoffMillis, TimeUnit.NANOSECONDS.toMillis(maxBlockNanos - waited) + 1);
@@ -206,7 +206,7 @@ final class ProduceRequest {
         }
         int pending = outstanding.get();
         respond.accept(JsonResponses.error(ctx.alloc(), HttpResponseStatus.GATEWAY_TIMEOUT, SluiceException.Code.TIMEOUT,
-                "acknowledgements not complete within " + api.config.ackTimeoutMillis() + " ms (http.ackTimeoutMillis): "
+                "acknowledgements not complete within " + api.config.ackTimeoutMillis() + " ms (http.ack.timeout.ms): "
                         + sent + " of " + records.length + " events were sent and about " + pending
                         + " not yet acknowledged; they may still be written"));
     }

@@ -52,9 +52,9 @@ public final class PrometheusText {
                 sample("sluice_http_requests_total", "{route=\"" + route + "\",code=\"" + status + "\"}", count)));
         simple("sluice_http_connections", "gauge", "Open HTTP connections.", h.openConnections.get());
         simple("sluice_http_connections_accepted_total", "counter", "HTTP connections accepted.", h.connectionsAccepted.sum());
-        simple("sluice_http_connections_rejected_total", "counter", "HTTP connections refused at http.maxConnections.", h.connectionsRejected.sum());
-        simple("sluice_http_idle_timeouts_total", "counter", "Connections closed after http.idleTimeoutMillis without a request.", h.idleTimeouts.sum());
-        simple("sluice_http_request_timeouts_total", "counter", "Requests not received within http.requestTimeoutMillis (slow clients), answered 408.", h.requestTimeouts.sum());
+        simple("sluice_http_connections_rejected_total", "counter", "HTTP connections refused at http.max.connections.", h.connectionsRejected.sum());
+        simple("sluice_http_idle_timeouts_total", "counter", "Connections closed after http.idle.timeout.ms without a request.", h.idleTimeouts.sum());
+        simple("sluice_http_request_timeouts_total", "counter", "Requests not received within http.request.timeout.ms (slow clients), answered 408.", h.requestTimeouts.sum());
         simple("sluice_http_auth_failures_total", "counter", "Requests refused for a missing or wrong token.", h.authFailures.sum());
         simple("sluice_http_events_total", "counter", "Events acknowledged through POST /v1/topics/{topic}/events.", h.eventsAccepted.sum());
         simple("sluice_http_body_bytes_total", "counter", "Request body bytes received.", h.bodyBytes.sum());

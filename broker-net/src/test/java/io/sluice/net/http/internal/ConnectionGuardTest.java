@@ -83,7 +83,7 @@ class ConnectionGuardTest {
         assertThat(channel.isActive()).isTrue();
         advance(channel, 100);
         assertThat(channel.isActive()).isFalse();
-        assertThat(written(channel)).startsWith("HTTP/1.1 408 Request Timeout\r\n").contains("http.requestTimeoutMillis");
+        assertThat(written(channel)).startsWith("HTTP/1.1 408 Request Timeout\r\n").contains("http.request.timeout.ms");
         assertThat(api.received).isZero();
         assertThat(metrics.requestTimeouts.sum()).isEqualTo(1);
     }

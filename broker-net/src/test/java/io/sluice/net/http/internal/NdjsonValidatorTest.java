@@ -107,7 +107,7 @@ class NdjsonValidatorTest {
         String big = "\"" + "x".repeat(2000) + "\"";
         Rejection r = rejection(validate("1\n" + big + "\n"));
         assertThat(r.line()).isEqualTo(2);
-        assertThat(r.reason()).contains("2002 bytes").contains("http.maxLineBytes");
+        assertThat(r.reason()).contains("2002 bytes").contains("http.max.line.bytes");
     }
 
     @Test
