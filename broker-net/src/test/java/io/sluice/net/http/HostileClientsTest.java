@@ -178,6 +178,38 @@ class HostileClientsTest {
     }
 
     @Test
+    void negativeOrOverflowingContentLengthsAreRefused() {
+        for (String length : new String[]{"-1", "99999999999999999999", "12abc"}) {
+            try (RawConnection raw = new RawConnection(server.port())) {
+                raw.write("POST /v1/topics/t/events HTTP/1.1\r\nHost: x\r\nContent-Length: " + length + "\r\n\r\n{}\n");
+                RawResponse response = raw.readResponse();
+                assertThat(response.status()).as("Content-Length: %s", length).isIn(400, 413);
+                assertThat(raw.closedByServer()).isTrue();
+            }
+        }
+        assertThat(endOffsetSum(broker, "t")).isZero();
+    }
+
+    @Test
+    void manyConnectionsDroppedAtOnceAreAllReleasedAndTheServerKeepsServing() {
+        int before = server.connectionCount();
+        List<RawConnection> connections = new ArrayList<>();
+        try {
+            for (int i = 0; i < 300; i++) {
+                RawConnection c = new RawConnection(server.port());
+                connections.add(c);
+                c.write("POST /v1/topics/t/events HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"half\":"); // never finished
+            }
+            await("300 open connections", () -> server.connectionCount() >= before + 300);
+        } finally {
+            connections.forEach(RawConnection::close);
+        }
+        await("every dropped connection to be released", () -> server.connectionCount() == before);
+        assertThat(endOffsetSum(broker, "t")).isZero();
+        assertThat(get(client, server, "/health").statusCode()).isEqualTo(200);
+    }
+
+    @Test
     void aClientVanishingMidBodyWritesNothingAndLeavesNoConnectionBehind() {
         int before = server.connectionCount();
         try (RawConnection raw = new RawConnection(server.port())) {
