@@ -174,6 +174,12 @@ class HostileClientsTest {
             raw.write("GET /health HTTP/1.1\r\nHost: x\r\nX-Big: " + "h".repeat(20_000) + "\r\n\r\n");
             assertThat(raw.readResponse().status()).isEqualTo(431);
         }
+        try (RawConnection raw = new RawConnection(server.port())) {
+            raw.write("POST /v1/topics/t/events?acks=%zz HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\n{}\n");
+            RawResponse badEscape = raw.readResponse();
+            assertThat(badEscape.status()).isEqualTo(400);
+            assertThat(badEscape.body()).contains("malformed request URI");
+        }
         assertThat(get(client, server, "/health").statusCode()).isEqualTo(200);
     }
 
