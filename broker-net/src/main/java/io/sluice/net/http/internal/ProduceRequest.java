@@ -10,7 +10,10 @@ import io.sluice.core.ProducerRecord;
 import io.sluice.core.SluiceException;
 import io.sluice.core.SluiceException.BackPressureException;
 import io.sluice.core.SluiceException.ClosedException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -32,6 +35,7 @@ import java.util.function.Consumer;
  * event was taken, nothing of the request was written; otherwise the answer lists exactly the events that were.
  */
 final class ProduceRequest {
+    private static final Logger LOG = LoggerFactory.getLogger(ProduceRequest.class);
     private static final long MAX_BACKOFF_MILLIS = 20;
 
     private final HttpApi api;
@@ -108,7 +112,7 @@ final class ProduceRequest {
             }
             long waited = now - blockedSinceNanos;
             if (waited >= maxBlockNanos) {
-                stop(new BackPressureException("partition " + records[i].topic() + " is full: no room within "
+                stop(new BackPressureException("a partition of topic '" + records[i].topic() + "' is full: no room within "
                         + api.config.maxBlockMillis() + " ms (http.max.block.ms); retry later"));
                 return;
             }
@@ -127,7 +131,17 @@ final class ProduceRequest {
 
     private void releaseSendToken() {
         if (outstanding.decrementAndGet() == 0) {
+            answerOnEventLoop();
+        }
+    }
+
+    /** Hands the answer to the connection's event loop; never throws into a journal thread. */
+    private void answerOnEventLoop() {
+        try {
             ctx.executor().execute(this::answer);
+        } catch (RejectedExecutionException e) {
+            // the listener is shut down: the connection is gone, there is nobody left to answer
+            LOG.debug("produce request finished after the HTTP listener stopped; answer dropped with its connection");
         }
     }
 
@@ -141,7 +155,7 @@ final class ProduceRequest {
             firstFailure.compareAndSet(null, error);
         }
         if (outstanding.decrementAndGet() == 0) {
-            ctx.executor().execute(this::answer);
+            answerOnEventLoop();
         }
     }
 
