@@ -26,8 +26,12 @@ final class SubscriberHandler implements EventHandler<RingSlot> {
 
     @Override
     public void onEvent(RingSlot slot, long sequence, boolean endOfBatch) {
+        if (slot.cancelled) {
+            return;
+        }
         long from = journaled ? slot.journalNanos : slot.publishNanos;
         journalToSubscriber.recordValue(Math.max(0, System.nanoTime() - from));
+        delivered++;
         try {
             subscriber.onEvent(slot, endOfBatch);
         } catch (Throwable t) {
@@ -36,7 +40,6 @@ final class SubscriberHandler implements EventHandler<RingSlot> {
                 LOG.error("subscriber '{}' failed on {}-{} ({} failures so far)", name, slot.topic, slot.partition, failures, t);
             }
         }
-        delivered++;
     }
 
     long delivered() {
