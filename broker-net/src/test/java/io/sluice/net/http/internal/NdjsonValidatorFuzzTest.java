@@ -32,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * tokens forbidden — so it must accept exactly the bodies whose every non-blank line is one valid JSON value, and
  * must never throw. Inputs that ever broke it are kept below as {@link Example}s.
  */
-class NdjsonValidatorProperties {
+class NdjsonValidatorFuzzTest {
     private static final int MAX_DEPTH = 40;
     private static final ObjectMapper ORACLE = JsonMapper.builder().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
     private final NdjsonValidator validator = new NdjsonValidator(1 << 16, MAX_DEPTH);
