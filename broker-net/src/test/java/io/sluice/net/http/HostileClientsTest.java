@@ -197,16 +197,16 @@ class HostileClientsTest {
     }
 
     @Test
-    void manyConnectionsDroppedAtOnceAreAllReleasedAndTheServerKeepsServing() {
+    void aThousandConnectionsDroppedAtOnceAreAllReleasedAndTheServerKeepsServing() {
         int before = server.connectionCount();
         List<RawConnection> connections = new ArrayList<>();
         try {
-            for (int i = 0; i < 300; i++) {
+            for (int i = 0; i < 1000; i++) {
                 RawConnection c = new RawConnection(server.port());
                 connections.add(c);
                 c.write("POST /v1/topics/t/events HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"half\":"); // never finished
             }
-            await("300 open connections", () -> server.connectionCount() >= before + 300);
+            await("1000 open connections", () -> server.connectionCount() >= before + 1000);
         } finally {
             connections.forEach(RawConnection::close);
         }
