@@ -76,6 +76,7 @@ final class ProduceRequest {
     }
 
     void start() {
+        api.requestStarted();
         ackTimer = ctx.executor().schedule(this::ackTimedOut, api.config.ackTimeoutMillis(), TimeUnit.MILLISECONDS);
         sendMore();
     }
@@ -101,8 +102,8 @@ final class ProduceRequest {
                 continue;
             }
             outstanding.decrementAndGet();
-            if (result == Producer.CLOSED) {
-                stop(new ClosedException("the broker is closing"));
+            if (result == Producer.CLOSED || api.closing()) {
+                stop(new ClosedException("the broker is shutting down"));
                 return;
             }
             long now = System.nanoTime();
@@ -142,6 +143,9 @@ final class ProduceRequest {
         } catch (RejectedExecutionException e) {
             // the listener is shut down: the connection is gone, there is nobody left to answer
             LOG.debug("produce request finished after the HTTP listener stopped; answer dropped with its connection");
+            if (answered.compareAndSet(false, true)) {
+                api.requestAnswered();
+            }
         }
     }
 
@@ -163,6 +167,7 @@ final class ProduceRequest {
         if (!answered.compareAndSet(false, true)) {
             return;
         }
+        api.requestAnswered();
         ackTimer.cancel(false);
         Throwable failure = stoppedBy != null ? stoppedBy : firstFailure.get();
         int acknowledged = sent - failed.get();
@@ -218,6 +223,7 @@ final class ProduceRequest {
         if (!answered.compareAndSet(false, true)) {
             return;
         }
+        api.requestAnswered();
         int pending = outstanding.get();
         respond.accept(JsonResponses.error(ctx.alloc(), HttpResponseStatus.GATEWAY_TIMEOUT, SluiceException.Code.TIMEOUT,
                 "acknowledgements not complete within " + api.config.ackTimeoutMillis() + " ms (http.ack.timeout.ms): "
