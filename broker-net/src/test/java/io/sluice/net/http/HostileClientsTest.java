@@ -121,7 +121,7 @@ class HostileClientsTest {
                     .getBytes(StandardCharsets.US_ASCII);
             // one byte every 50 ms: never idle, but the whole request would take 3.5 s, past the 1 s deadline
             int[] next = {0};
-            dripper.scheduleAtFixedRate(() -> {
+            dripper.scheduleWithFixedDelay(() -> { // fixed delay: never a catch-up burst
                 if (next[0] < request.length) {
                     try {
                         slow.write(new byte[]{request[next[0]++]});
