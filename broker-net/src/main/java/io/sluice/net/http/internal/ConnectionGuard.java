@@ -55,7 +55,11 @@ public final class ConnectionGuard extends ChannelDuplexHandler {
         if (metrics.openConnections.incrementAndGet() > maxConnections) {
             metrics.openConnections.decrementAndGet();
             metrics.connectionsRejected.increment();
-            LOG.warn("refusing HTTP connection from {}: {} connections open (http.max.connections)", ctx.channel().remoteAddress(), maxConnections);
+            long refused = metrics.connectionsRejected.sum();
+            if (Long.bitCount(refused) == 1) { // 1st, 2nd, 4th, 8th...: a connection storm cannot flood the log
+                LOG.warn("refusing HTTP connection from {}: {} connections open (http.max.connections); {} refused so far",
+                        ctx.channel().remoteAddress(), maxConnections, refused);
+            }
             ctx.writeAndFlush(Unpooled.wrappedBuffer(BUSY_503)).addListener(ChannelFutureListener.CLOSE);
             return;
         }
