@@ -128,8 +128,11 @@ public final class ConnectionGuard extends ChannelDuplexHandler {
             ctx.close();
         } else if (state == State.RECEIVING) {
             metrics.requestTimeouts.increment();
-            LOG.info("closing HTTP connection {}: request not complete after {} ms (http.request.timeout.ms)",
-                    ctx.channel().remoteAddress(), TimeUnit.NANOSECONDS.toMillis(requestTimeoutNanos));
+            long slow = metrics.requestTimeouts.sum();
+            if (Long.bitCount(slow) == 1) { // powers of two only: many slow clients cannot flood the log
+                LOG.info("closing HTTP connection {}: request not complete after {} ms (http.request.timeout.ms); {} so far",
+                        ctx.channel().remoteAddress(), TimeUnit.NANOSECONDS.toMillis(requestTimeoutNanos), slow);
+            }
             ctx.writeAndFlush(Unpooled.wrappedBuffer(TIMEOUT_408)).addListener(ChannelFutureListener.CLOSE);
         }
     }
