@@ -17,6 +17,7 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpContentDecompressor;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -111,6 +112,8 @@ public final class HttpIngestServer implements AutoCloseable {
                                     config.idleTimeoutMillis(), config.requestTimeoutMillis());
                             p.addLast("guard", guard);
                             p.addLast("codec", new HttpServerCodec());
+                            // gzip/deflate bodies; one decompressed buffer never exceeds the body limit (bomb-safe)
+                            p.addLast("inflate", new HttpContentDecompressor(config.maxBodyBytes()));
                             p.addLast("aggregator", new BodyAggregator(config.maxBodyBytes(), metrics));
                             p.addLast("api", new HttpApiHandler(api, guard));
                         }

@@ -83,6 +83,29 @@ class HostileClientsTest {
     }
 
     @Test
+    void aGzipBombIsStoppedAtTheBodyLimitAndNothingIsWritten() throws Exception {
+        java.io.ByteArrayOutputStream compressed = new java.io.ByteArrayOutputStream();
+        try (java.util.zip.GZIPOutputStream gzip = new java.util.zip.GZIPOutputStream(compressed)) {
+            byte[] blanks = new byte[1 << 20];
+            java.util.Arrays.fill(blanks, (byte) ' ');
+            for (int i = 0; i < 64; i++) { // 64 MiB of blanks: 1,000 times the body limit once inflated
+                gzip.write(blanks);
+            }
+        }
+        byte[] bomb = compressed.toByteArray();
+        try (RawConnection raw = new RawConnection(server.port())) {
+            raw.write(("POST /v1/topics/t/events HTTP/1.1\r\nHost: x\r\nContent-Encoding: gzip\r\nContent-Length: "
+                    + bomb.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            raw.write(bomb);
+            RawResponse response = raw.readResponse();
+            assertThat(response.status()).isEqualTo(413);
+            assertThat(raw.closedByServer()).isTrue();
+        }
+        assertThat(endOffsetSum(broker, "t")).isZero();
+        assertThat(get(client, server, "/health").statusCode()).isEqualTo(200);
+    }
+
+    @Test
     void invalidUtf8IsRejectedNamingTheLineAndNothingIsWritten() {
         byte[] body = {'{', '"', 'a', '"', ':', '1', '}', '\n', '"', (byte) 0xC0, (byte) 0xAF, '"', '\n'};
         HttpResponse<String> response = post(client, server, "/v1/topics/t/events", body);
