@@ -53,7 +53,7 @@ import java.util.function.Supplier;
  * <p>The constructor binds and starts serving; it fails with {@link SluiceException} if the port cannot be bound
  * or the TLS material cannot be loaded. The server does not own the broker: {@link #close()} stops accepting,
  * closes the connections, waits for the acknowledgements of accepted events (the producers' flush) and stops its
- * threads ({@code sluice-http-accept}, {@code sluice-http-io-N}); the caller closes the broker afterwards.
+ * threads ({@code sluice-http-accept-*}, {@code sluice-http-io-*}); the caller closes the broker afterwards.
  * Endpoints, limits and error codes are described in {@code docs/http.md}.
  */
 public final class HttpIngestServer implements AutoCloseable {
