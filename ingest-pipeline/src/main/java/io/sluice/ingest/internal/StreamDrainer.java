@@ -40,6 +40,8 @@ import java.util.function.IntConsumer;
  *       entries (JUSTID, resetting their idle time) so that a live but waiting worker is not taken over;</li>
  *   <li>XACK then XDEL the entries — only after ClickHouse accepted (or they were dead-lettered).</li>
  * </ol>
+ * After any Redis error the drainer first re-reads its own pending entries (XREADGROUP from id 0): a reply lost
+ * with the connection must not leave entries waiting for the takeover timeout.
  * Guarantee: at-least-once. An entry is acknowledged only after its row is in ClickHouse, so no loss; a worker
  * killed between the INSERT and the XACK leaves entries that are claimed and inserted again (duplicates bounded
  * by the batches in flight at the crash).
@@ -59,6 +61,7 @@ final class StreamDrainer {
     private final IntConsumer onLanded;
     private final Thread thread;
     private volatile boolean running = true;
+    private boolean recoverOwn; // drainer thread only
     private RedisCommands<byte[], byte[]> redis;
 
     StreamDrainer(SinkContext ctx, RedisClient client, byte[] key, BatchInserter inserter, RedisDeadLetters deadLetters,
@@ -110,12 +113,24 @@ final class StreamDrainer {
                     claimAndLand();
                     nextClaim = System.nanoTime() + claimIntervalNanos;
                 }
+                if (recoverOwn) {
+                    // entries delivered to us whose reply was lost (connection dropped): re-read our own pending list
+                    List<StreamMessage<byte[], byte[]>> own = redis.xreadgroup(Consumer.from(group, me),
+                            XReadArgs.Builder.count(ctx.config.batchRows()), XReadArgs.StreamOffset.from(key, "0"));
+                    if (own.isEmpty()) {
+                        recoverOwn = false;
+                    } else {
+                        land(own);
+                    }
+                    continue;
+                }
                 List<StreamMessage<byte[], byte[]>> batch = read();
                 if (!batch.isEmpty()) {
                     land(batch);
                 }
                 backoff.reset();
             } catch (RedisCommandExecutionException e) {
+                recoverOwn = true;
                 if (String.valueOf(e.getMessage()).startsWith("NOGROUP")) {
                     LOG.warn("stream {} lost its group (Redis restarted without data?); recreating it", stream);
                     ensureGroupQuietly();
@@ -123,8 +138,10 @@ final class StreamDrainer {
                     pause(backoff, e);
                 }
             } catch (RedisException e) {
+                recoverOwn = true;
                 pause(backoff, e);
             } catch (RuntimeException e) {
+                recoverOwn = true;
                 LOG.error("drainer {} failed; retrying", new String(me, StandardCharsets.UTF_8), e);
                 pause(backoff, e);
             }

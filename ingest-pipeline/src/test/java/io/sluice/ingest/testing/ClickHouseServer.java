@@ -160,7 +160,7 @@ public final class ClickHouseServer {
                       <mark_cache_size>268435456</mark_cache_size>
                       <uncompressed_cache_size>268435456</uncompressed_cache_size>
                       <max_concurrent_queries>200</max_concurrent_queries>
-                      <keep_alive_timeout>30</keep_alive_timeout>
+                      <keep_alive_timeout>3</keep_alive_timeout>
                       <mlock_executable>false</mlock_executable>
                     </yandex>
                     """.formatted(d, httpPort, tcpPort);
