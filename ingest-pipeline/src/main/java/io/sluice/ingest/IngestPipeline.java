@@ -74,6 +74,11 @@ public final class IngestPipeline implements AutoCloseable {
         return config;
     }
 
+    /** The error that stopped the pipeline's consuming thread, or null while it runs (or after a clean close). */
+    public Throwable failure() {
+        return journal != null ? journal.failure() : feeder.failure();
+    }
+
     /** See {@link IngestMetrics#snapshot()}. */
     public Map<String, Number> metrics() {
         return journal != null ? journal.metrics().snapshot() : sink.metrics();

@@ -40,6 +40,7 @@ public final class TopicIngestor implements AutoCloseable {
     private final ConsumerFactory consumers;
     private final Thread thread;
     private volatile boolean running = true;
+    private volatile Throwable failure;
 
     public TopicIngestor(IngestConfig config, EventSink sink, ConsumerFactory consumers) {
         this.config = config;
@@ -80,6 +81,7 @@ public final class TopicIngestor implements AutoCloseable {
             sink.flush();
             commitCompleted(consumer, pending);
         } catch (RuntimeException e) {
+            failure = e;
             LOG.error("topic ingestor {} stopped", config.name(), e);
         }
     }
@@ -112,6 +114,11 @@ public final class TopicIngestor implements AutoCloseable {
         if (!commits.isEmpty()) {
             consumer.commitSync(commits);
         }
+    }
+
+    /** Set when the ingestor stopped on an unexpected error. */
+    public Throwable failure() {
+        return failure;
     }
 
     @Override
