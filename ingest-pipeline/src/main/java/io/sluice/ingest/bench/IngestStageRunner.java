@@ -307,6 +307,7 @@ public final class IngestStageRunner {
         }
         IngestStageRunner r = new IngestStageRunner(new Target(ch, redis, "sluice_bench"));
         int big = (int) (500_000 * scale);
+        int warm = Math.max(10_000, big / 10);
         java.util.Set<String> run = java.util.Set.of((only.equals("all") ? "raw,1,2,3,4,5,6" : only).split(","));
         if (run.contains("raw")) {
             double rawRb = r.rawCeiling(true, (int) Math.max(5, 50 * scale), 10_000);
@@ -322,15 +323,19 @@ public final class IngestStageRunner {
             results.add(r.runSink("02-async-insert", Strategy.ASYNC, (int) Math.max(1_000, 10_000 * scale), b -> b.maxInFlight(32)));
         }
         if (run.contains("3")) {
+            r.runSink("03-coalescing", Strategy.COALESCING, warm, b -> b.batchRows(10_000).maxInFlight(2).lingerMs(20)); // JIT warm-up, not reported
             results.add(r.runSink("03-coalescing", Strategy.COALESCING, big, b -> b.batchRows(10_000).maxInFlight(2).lingerMs(20)));
         }
         if (run.contains("4")) {
+            r.runSink("04-redis-stream", Strategy.REDIS_STREAM, warm, b -> b.batchRows(10_000).lingerMs(20)); // JIT warm-up, not reported
             results.add(r.runSink("04-redis-stream", Strategy.REDIS_STREAM, big, b -> b.batchRows(10_000).lingerMs(20)));
         }
         if (run.contains("5")) {
+            r.runSink("05-worker-pool", Strategy.WORKER_POOL, warm, b -> b.batchRows(10_000).lingerMs(20).workers(2)); // JIT warm-up, not reported
             results.add(r.runSink("05-worker-pool", Strategy.WORKER_POOL, big, b -> b.batchRows(10_000).lingerMs(20).workers(2)));
         }
         if (run.contains("6")) {
+            r.runJournal("06-journal", warm, 2, b -> b.batchRows(10_000).lingerMs(20).maxInFlight(2)); // JIT warm-up, not reported
             results.add(r.runJournal("06-journal", big, 2, b -> b.batchRows(10_000).lingerMs(20).maxInFlight(2)));
         }
         if (results.isEmpty()) {
