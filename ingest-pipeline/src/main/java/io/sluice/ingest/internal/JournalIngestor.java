@@ -96,7 +96,7 @@ public final class JournalIngestor implements AutoCloseable {
 
     public JournalIngestor(IngestConfig config, ConsumerFactory consumers) {
         this.config = config;
-        this.ctx = new SinkContext(config, true);
+        this.ctx = new SinkContext(config, RowFormat.Provenance.OFFSETS);
         this.offsetColumns = ctx.target.hasOffsetColumns();
         this.dedupToken = !offsetColumns && ctx.target.supportsSetting("insert_deduplication_token");
         this.inserter = ctx.inserter(ctx.format, Map.of(), ctx.clickHouseDeadLetters());
