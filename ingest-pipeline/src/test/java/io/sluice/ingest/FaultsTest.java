@@ -72,6 +72,7 @@ class FaultsTest {
     }
 
     @Test
+    @SuppressWarnings("unchecked") // Lettuce's generic varargs
     void workerPoolTakesOverADeadWorkersEntriesAndDeadLettersAPoisonEntry(ClickHouseServer clickHouse, RedisServer redis) {
         String t = Tables.createEvents(clickHouse, db, "takeover");
         String stream = "it:takeover:" + System.nanoTime();
@@ -157,6 +158,7 @@ class FaultsTest {
     }
 
     @Test
+    @SuppressWarnings("unchecked") // Lettuce's generic varargs
     void rowsOfATakenOverEntryThatAlreadyLandedAreNotInsertedAgain(ClickHouseServer clickHouse, RedisServer redis) {
         String t = db + ".takeover_landed";
         clickHouse.execute("CREATE TABLE " + t + " (id UInt64, name String, value Int64, _sluice_entry String,"

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
+
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Set;
@@ -108,6 +108,7 @@ final class StreamDrainer {
         }
     }
 
+    @SuppressWarnings("unchecked") // Lettuce's xreadgroup takes generic varargs of StreamOffset
     private void run() {
         Backoff backoff = new Backoff(ctx.config.retryInitialMs(), ctx.config.retryMaxMs());
         long claimIntervalNanos = ctx.config.redisClaimIdleMs() * 500_000L;
@@ -221,6 +222,7 @@ final class StreamDrainer {
         }
     }
 
+    @SuppressWarnings("unchecked") // Lettuce's xreadgroup takes generic varargs of StreamOffset
     private List<StreamMessage<byte[], byte[]>> read() {
         long lingerEnd = System.nanoTime() + ctx.config.lingerMs() * 1_000_000L;
         Consumer<byte[]> consumer = Consumer.from(group, me);
