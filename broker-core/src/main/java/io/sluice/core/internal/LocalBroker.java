@@ -220,23 +220,7 @@ public final class LocalBroker implements Broker, LocalProducer.Rings, LocalCons
         for (int p = 0; p < t.partitionCount(); p++) {
             stages.add(t.ring(p).subscribe(name, subscriber));
         }
-        Subscription s = new Subscription() {
-            @Override
-            public String name() {
-                return name;
-            }
-
-            @Override
-            public long delivered() {
-                return stages.stream().mapToLong(PartitionRing.SubscriberStage::delivered).sum();
-            }
-
-            @Override
-            public void close() {
-                stages.forEach(PartitionRing.SubscriberStage::close);
-            }
-        };
-        return s;
+        return new TopicSubscription(name, stages);
     }
 
     @Override
@@ -306,18 +290,8 @@ public final class LocalBroker implements Broker, LocalProducer.Rings, LocalCons
     // ----- LocalProducer.Rings -----
 
     @Override
-    public int partitionCount(String topic) {
-        return topic(topic).partitionCount();
-    }
-
-    @Override
-    public PartitionRing ring(String topic, int partition) {
-        return topic(topic).ring(partition);
-    }
-
-    @Override
-    public boolean journaled(String topic) {
-        return topic(topic).config().journaled();
+    public LocalProducer.TopicRings rings(String topic) {
+        return topic(topic).rings();
     }
 
     @Override

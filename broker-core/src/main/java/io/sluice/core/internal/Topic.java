@@ -6,6 +6,7 @@ import io.sluice.core.TopicConfig;
 import io.sluice.core.TopicDescription;
 import io.sluice.core.TopicPartition;
 import io.sluice.core.internal.bus.PartitionRing;
+import io.sluice.core.internal.client.LocalProducer;
 import io.sluice.core.internal.journal.PartitionJournal;
 
 import java.io.IOException;
@@ -28,6 +29,7 @@ final class Topic implements AutoCloseable {
     private final TopicConfig config;
     private final Path dir;
     private final PartitionRing[] rings;
+    private final LocalProducer.TopicRings producerView;
 
     private Topic(TopicConfig config, Path dir, BrokerConfig brokerConfig) {
         this.config = config;
@@ -37,7 +39,8 @@ final class Topic implements AutoCloseable {
             for (int p = 0; p < rings.length; p++) {
                 TopicPartition tp = new TopicPartition(config.name(), p);
                 PartitionJournal journal = config.journaled()
-                        ? new PartitionJournal(tp, dir.resolve(Integer.toString(p)), brokerConfig.rollCycle(), brokerConfig.clock())
+                        ? new PartitionJournal(tp, dir.resolve(Integer.toString(p)), brokerConfig.rollCycle(), brokerConfig.clock(),
+                                brokerConfig.minFreeDiskBytes())
                         : null;
                 rings[p] = new PartitionRing(tp, brokerConfig.ringSize(), brokerConfig.waitStrategy(), journal);
             }
@@ -45,6 +48,11 @@ final class Topic implements AutoCloseable {
             close();
             throw e;
         }
+        this.producerView = new LocalProducer.TopicRings(config.name(), rings, config.journaled());
+    }
+
+    LocalProducer.TopicRings rings() {
+        return producerView;
     }
 
     static Topic create(TopicConfig config, Path dir, BrokerConfig brokerConfig) {

@@ -37,6 +37,15 @@ final class JournalHandler implements EventHandler<RingSlot> {
         if (batchStart < 0) {
             batchStart = sequence;
         }
+        if (slot.cancelled) {
+            if (endOfBatch && syncPending) {
+                syncBatch(sequence);
+            }
+            if (endOfBatch) {
+                batchStart = -1;
+            }
+            return;
+        }
         try {
             slot.offset = journal.append(slot);
             slot.journalNanos = System.nanoTime();

@@ -49,8 +49,6 @@ public final class PartitionRing implements AutoCloseable {
     private final SingleWriterRecorder publishToJournal = new SingleWriterRecorder(3);
     private final List<SubscriberStage> subscribers = new CopyOnWriteArrayList<>();
     private final LongAdder backPressured = new LongAdder();
-    /** producers between their "accepting" check and their publish; close waits for it to reach zero. */
-    private final LongAdder publishing = new LongAdder();
     private final Histogram closedJournalToSubscriber = new Histogram(3);
     private volatile boolean accepting = true;
     private boolean closed;
@@ -90,26 +88,33 @@ public final class PartitionRing implements AutoCloseable {
      * @return {@link Producer#ACCEPTED}, {@link Producer#BACK_PRESSURED} or {@link Producer#CLOSED}
      */
     public long tryPublish(byte[] key, byte[] value, List<Header> headers, long timestamp, Acks acks, SendCallback callback) {
-        publishing.increment();
+        if (!accepting) {
+            return Producer.CLOSED;
+        }
+        final long sequence;
         try {
-            if (!accepting) {
-                return Producer.CLOSED;
-            }
-            final long sequence;
-            try {
-                sequence = ring.tryNext();
-            } catch (InsufficientCapacityException e) {
-                backPressured.increment();
-                return Producer.BACK_PRESSURED;
-            }
-            try {
-                ring.get(sequence).fill(partition.topic(), partition.partition(), key, value, headers, timestamp,
+            sequence = ring.tryNext();
+        } catch (InsufficientCapacityException e) {
+            backPressured.increment();
+            return Producer.BACK_PRESSURED;
+        }
+        RingSlot slot = ring.get(sequence);
+        // Re-check after claiming: close() flips "accepting" and then reads the cursor, so a claim that still saw
+        // accepting == true is below that cursor and gets drained, and a later claim is published as cancelled.
+        // This keeps close() exact without any per-send counter.
+        boolean open = accepting;
+        try {
+            if (open) {
+                slot.fill(partition.topic(), partition.partition(), key, value, headers, timestamp,
                         acks, acks == Acks.MEMORY ? null : callback);
-            } finally {
-                ring.publish(sequence);
+            } else {
+                slot.cancel();
             }
         } finally {
-            publishing.decrement();
+            ring.publish(sequence);
+        }
+        if (!open) {
+            return Producer.CLOSED;
         }
         if (acks == Acks.MEMORY && callback != null) {
             callback.onCompletion(partition.partition(), -1, null);
@@ -226,10 +231,7 @@ public final class PartitionRing implements AutoCloseable {
         closed = true;
         accepting = false;
         long deadline = System.nanoTime() + DRAIN_TIMEOUT_NANOS;
-        while (publishing.sum() != 0 && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
-        }
-        long cursor = ring.getCursor();
+        long cursor = ring.getCursor(); // read after accepting=false: see tryPublish
         if (journalProcessor != null) {
             awaitSequence(journalProcessor.getSequence(), cursor, deadline);
         }

@@ -31,6 +31,8 @@ public final class RingSlot implements EventView {
     Acks acks;
     SendCallback callback;
     long offset = -1;
+    /** claimed after the ring closed: handlers skip it. */
+    boolean cancelled;
 
     void fill(String topic, int partition, byte[] key, byte[] value, List<Header> headers, long timestamp,
               Acks acks, SendCallback callback) {
@@ -51,7 +53,15 @@ public final class RingSlot implements EventView {
         this.acks = acks;
         this.callback = callback;
         this.offset = -1;
+        this.cancelled = false;
         this.publishNanos = System.nanoTime();
+    }
+
+    void cancel() {
+        this.cancelled = true;
+        this.callback = null;
+        this.valueLength = 0;
+        this.keyLength = -1;
     }
 
     private static byte[] reuse(byte[] current, int needed) {

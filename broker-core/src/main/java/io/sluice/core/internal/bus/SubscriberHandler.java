@@ -26,6 +26,9 @@ final class SubscriberHandler implements EventHandler<RingSlot> {
 
     @Override
     public void onEvent(RingSlot slot, long sequence, boolean endOfBatch) {
+        if (slot.cancelled) {
+            return;
+        }
         long from = journaled ? slot.journalNanos : slot.publishNanos;
         journalToSubscriber.recordValue(Math.max(0, System.nanoTime() - from));
         delivered++;

@@ -23,14 +23,14 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class LocalProducer implements Producer {
 
+    /** A topic's rings, looked up once per send. */
+    public record TopicRings(String topic, PartitionRing[] partitions, boolean journaled) {
+    }
+
     /** What the producer needs from the broker: topic lookup and validation. */
     public interface Rings {
         /** @throws SluiceException.UnknownTopicException for an unknown topic */
-        int partitionCount(String topic);
-
-        PartitionRing ring(String topic, int partition);
-
-        boolean journaled(String topic);
+        TopicRings rings(String topic);
 
         int maxEventSize();
 
@@ -98,9 +98,10 @@ public final class LocalProducer implements Producer {
             return CLOSED;
         }
         String topic = record.topic();
-        int partitions = rings.partitionCount(topic);
+        TopicRings topicRings = rings.rings(topic);
+        int partitions = topicRings.partitions().length;
         Acks acks = config.acks();
-        if (acks != Acks.MEMORY && !rings.journaled(topic)) {
+        if (acks != Acks.MEMORY && !topicRings.journaled()) {
             throw SluiceException.InvalidConfigException.of("acks", acks,
                     "must be MEMORY for memory-only topic '" + topic + "'");
         }
@@ -110,7 +111,7 @@ public final class LocalProducer implements Producer {
                     + "' exceeds maxEventSize=" + rings.maxEventSize());
         }
         int partition = choosePartition(record, partitions);
-        PartitionRing ring = rings.ring(topic, partition);
+        PartitionRing ring = topicRings.partitions()[partition];
         long timestamp = record.timestamp() == ProducerRecord.NO_TIMESTAMP ? rings.nowMillis() : record.timestamp();
         if (callback == null || acks == Acks.MEMORY) {
             return ring.tryPublish(record.key(), record.value(), record.headers(), timestamp, acks, callback);

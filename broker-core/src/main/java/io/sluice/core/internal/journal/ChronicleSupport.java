@@ -18,8 +18,9 @@ public final class ChronicleSupport {
     public static void disableTelemetry() {
         setIfAbsent("chronicle.analytics.disable", "true");
         setIfAbsent("chronicle.announcer.disable", "true");
-        // Chronicle prints a banner and checks for updates unless told otherwise.
-        setIfAbsent("chronicle.disable.resource.tracing", "true");
+        // Sluice checks free space itself before each append (BrokerConfig.minFreeDiskBytes) and refuses writes
+        // instead of only warning; Chronicle's own monitor thread would just repeat the warning every poll.
+        setIfAbsent("chronicle.disk.monitor.disable", "true");
     }
 
     private static void setIfAbsent(String key, String value) {

@@ -7,6 +7,7 @@ import io.sluice.core.SluiceException;
 import io.sluice.core.TopicPartition;
 import io.sluice.core.internal.bus.RingSlot;
 import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.bytes.SyncMode;
 import net.openhft.chronicle.queue.ChronicleQueue;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.ExcerptTailer;
@@ -58,12 +59,21 @@ public final class PartitionJournal implements AutoCloseable {
     private volatile long startOffset;
     private volatile long appendedBytes;
 
+    private final long minFreeDiskBytes;
+    private final long diskCheckIntervalBytes;
+    private final java.nio.file.FileStore fileStore;
+
     // journal-writer thread state
     private ExcerptAppender appender;
     private int lastCycle = Integer.MIN_VALUE;
+    private long bytesAtLastDiskCheck = Long.MIN_VALUE / 2; // check on the first append
+    private boolean diskFull;
 
-    public PartitionJournal(TopicPartition partition, Path dir, RollCycleType rollCycleType, EpochClock clock) {
+    public PartitionJournal(TopicPartition partition, Path dir, RollCycleType rollCycleType, EpochClock clock,
+                            long minFreeDiskBytes) {
         this.partition = partition;
+        this.minFreeDiskBytes = minFreeDiskBytes;
+        this.diskCheckIntervalBytes = minFreeDiskBytes == 0 ? Long.MAX_VALUE : Math.max(4096, Math.min(1 << 20, minFreeDiskBytes / 4));
         this.dir = dir;
         this.rollCycle = ChronicleSupport.rollCycle(rollCycleType);
         this.fileNames = DateTimeFormatter.ofPattern(rollCycle.format()).withZone(ZoneOffset.UTC);
@@ -72,11 +82,19 @@ public final class PartitionJournal implements AutoCloseable {
         } catch (IOException e) {
             throw new SluiceException.JournalException("cannot create journal directory " + dir, e);
         }
+        try {
+            this.fileStore = Files.getFileStore(dir);
+        } catch (IOException e) {
+            throw new SluiceException.JournalException("cannot inspect the file system of " + dir, e);
+        }
         this.queue = SingleChronicleQueueBuilder.binary(dir)
                 .rollCycle(rollCycle)
                 .timeProvider(ChronicleSupport.timeProvider(clock))
                 // a writer killed mid-append leaves a locked header; recover it after 2 s instead of Chronicle's default
                 .timeoutMS(2_000)
+                // without a sync mode Chronicle's appender.sync() is a no-op: SYNC makes it msync(MS_SYNC),
+                // which Acks.SYNC relies on. Appends themselves stay plain memory writes.
+                .syncMode(SyncMode.SYNC)
                 .build();
         recover();
     }
@@ -145,24 +163,38 @@ public final class PartitionJournal implements AutoCloseable {
         return partition;
     }
 
-    /** Appends one event, assigning it the next offset. Journal writer thread only. */
+    /**
+     * Appends one event, assigning it the next offset. Journal writer thread only.
+     *
+     * @throws SluiceException.JournalException if the disk is (nearly) full or the write failed; nothing was appended
+     */
     public long append(RingSlot slot) {
-        if (appender == null) {
-            appender = queue.createAppender();
-        }
+        checkDiskSpace();
         long offset = endOffset;
-        DocumentContext dc = appender.writingDocument();
+        DocumentContext dc = null;
         try {
+            if (appender == null) {
+                appender = queue.createAppender();
+            }
+            dc = appender.writingDocument();
             Bytes<?> bytes = dc.wire().bytes();
             long before = bytes.writePosition();
             RecordCodec.write(bytes, offset, slot);
             appendedBytes += bytes.writePosition() - before;
-        } catch (Throwable t) {
-            dc.rollbackOnClose();
             dc.close();
+        } catch (Throwable t) {
+            // includes the InternalError the JVM raises when a mapped write hits a full disk (SIGBUS)
+            if (dc != null) {
+                try {
+                    dc.rollbackOnClose();
+                    dc.close();
+                } catch (Throwable ignored) {
+                    // the appender is discarded below; its state no longer matters
+                }
+            }
+            discardAppender();
             throw new SluiceException.JournalException(partition + ": journal append failed: " + t, t);
         }
-        dc.close();
         long index = appender.lastIndexAppended();
         int cycle = rollCycle.toCycle(index);
         if (cycle != lastCycle) {
@@ -171,6 +203,45 @@ public final class PartitionJournal implements AutoCloseable {
         }
         endOffset = offset + 1; // volatile write publishes the record to readers
         return offset;
+    }
+
+    /** statfs at most every diskCheckIntervalBytes appended, and on every append while the disk is full. */
+    private void checkDiskSpace() {
+        if (!diskFull && appendedBytes - bytesAtLastDiskCheck < diskCheckIntervalBytes) {
+            return;
+        }
+        bytesAtLastDiskCheck = appendedBytes;
+        long usable;
+        try {
+            usable = fileStore.getUsableSpace();
+        } catch (IOException e) {
+            throw new SluiceException.JournalException(partition + ": cannot read free disk space: " + e, e);
+        }
+        boolean full = usable < minFreeDiskBytes;
+        if (full != diskFull) {
+            diskFull = full;
+            if (full) {
+                LOG.error("{}: only {} bytes free on the journal disk, below minFreeDiskBytes={}: refusing appends until space returns",
+                        partition, usable, minFreeDiskBytes);
+            } else {
+                LOG.info("{}: disk space is back ({} bytes free): accepting appends", partition, usable);
+            }
+        }
+        if (full) {
+            throw new SluiceException.JournalException(partition + ": disk full: " + usable
+                    + " bytes free on the journal disk, below minFreeDiskBytes=" + minFreeDiskBytes, null);
+        }
+    }
+
+    private void discardAppender() {
+        if (appender != null) {
+            try {
+                appender.close();
+            } catch (Throwable t) {
+                LOG.warn("{}: closing a failed appender: {}", partition, t.toString());
+            }
+            appender = null;
+        }
     }
 
     /** Forces appended data to disk (msync). Journal writer thread only. */
