@@ -1,8 +1,6 @@
 package io.sluice.net.cli;
 
 import java.io.PrintStream;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.util.Arrays;
 
 /**
@@ -60,6 +58,10 @@ public final class SluiceCli {
             return args.length == 0 ? USAGE : OK;
         }
         String[] rest = Arrays.copyOfRange(args, 1, args.length);
+        if (args[0].equals("ingest")) {
+            // the ingest pipeline's own command line (ClickHouse / Redis sinks), from ingest-pipeline
+            return io.sluice.ingest.cli.IngestCommand.run(rest);
+        }
         Command command = switch (args[0]) {
             case "broker" -> new BrokerCommand();
             case "topics" -> new TopicsCommand();
@@ -67,16 +69,12 @@ public final class SluiceCli {
             case "consume" -> new ConsumeCommand();
             case "perf-produce" -> new PerfProduceCommand();
             case "perf-consume" -> new PerfConsumeCommand();
-            case "ingest" -> null;
             default -> {
                 err.println("sluice: unknown command '" + args[0] + "'");
                 err.print(USAGE_TEXT);
                 yield null;
             }
         };
-        if (args[0].equals("ingest")) {
-            return ingest(rest, err);
-        }
         if (command == null) {
             return USAGE;
         }
@@ -86,29 +84,6 @@ public final class SluiceCli {
             err.println("sluice " + args[0] + ": " + e.getMessage());
             err.print(command.usage());
             return USAGE;
-        }
-    }
-
-    /**
-     * Hands over to the ingest pipeline's CLI ({@code io.sluice.ingest.cli.IngestCommand.run(String[])}), looked up at
-     * run time so that broker-net does not depend on its presence.
-     */
-    private static int ingest(String[] args, PrintStream err) {
-        Method run;
-        try {
-            run = Class.forName("io.sluice.ingest.cli.IngestCommand").getMethod("run", String[].class);
-        } catch (ClassNotFoundException | NoSuchMethodException e) {
-            err.println("sluice ingest: not available in this build (io.sluice.ingest.cli.IngestCommand is missing)");
-            return USAGE;
-        }
-        try {
-            return (Integer) run.invoke(null, (Object) args);
-        } catch (IllegalAccessException e) {
-            err.println("sluice ingest: " + e);
-            return FAILED;
-        } catch (InvocationTargetException e) {
-            err.println("sluice ingest: " + e.getCause());
-            return FAILED;
         }
     }
 
