@@ -1,0 +1,66 @@
+package io.sluice.net.http.internal;
+
+import io.sluice.core.Acks;
+import io.sluice.core.Broker;
+import io.sluice.core.Producer;
+import io.sluice.core.ProducerConfig;
+import io.sluice.net.http.HttpIngestConfig;
+
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * What every connection of one HTTP listener shares: the broker, one producer per durability level, the NDJSON
+ * validator, settings and counters. Thread-safe (producers are thread-safe; the rest is immutable or atomic).
+ */
+public final class HttpApi implements AutoCloseable {
+    final Broker broker;
+    final HttpIngestConfig config;
+    final HttpMetrics metrics;
+    final NdjsonValidator validator;
+    final Supplier<? extends Map<String, ? extends Number>> extraGauges;
+    private final EnumMap<Acks, Producer> producers = new EnumMap<>(Acks.class);
+    /** Set once by the closing thread; I/O threads then answer new requests 503. */
+    private volatile boolean closing;
+
+    public HttpApi(Broker broker, HttpIngestConfig config, HttpMetrics metrics,
+                   Supplier<? extends Map<String, ? extends Number>> extraGauges) {
+        this.broker = broker;
+        this.config = config;
+        this.metrics = metrics;
+        this.extraGauges = extraGauges;
+        this.validator = new NdjsonValidator(config.maxLineBytes(), config.maxJsonDepth());
+        for (Acks acks : Acks.values()) {
+            // maxBlockMillis 0: the HTTP handler only uses trySend and does its own bounded waiting off-thread
+            producers.put(acks, broker.newProducer(ProducerConfig.builder().acks(acks).maxBlockMillis(0).build()));
+        }
+    }
+
+    Producer producer(Acks acks) {
+        return producers.get(acks);
+    }
+
+    boolean closing() {
+        return closing;
+    }
+
+    /**
+     * Starts closing: requests arriving from now on get {@code 503}; returns once every event accepted before has
+     * been acknowledged, so the answers of requests in progress are already queued on their connections.
+     */
+    public void drain() {
+        closing = true;
+        for (Producer p : producers.values()) {
+            p.flush();
+        }
+    }
+
+    /** Flushes and closes the producers (waits for every accepted event's acknowledgement). Not the broker. */
+    @Override
+    public void close() {
+        for (Producer p : producers.values()) {
+            p.close();
+        }
+    }
+}
