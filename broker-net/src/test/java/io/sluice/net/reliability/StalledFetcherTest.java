@@ -48,7 +48,11 @@ class StalledFetcherTest {
     static final int FETCH_MAX_BYTES = 1 << 20;
     static final int RECORDS = 16_000;
     private static final int RECORD_SIZE = 1_000;
-    private static final long IDLE_TIMEOUT_MILLIS = 3_000;
+    /**
+     * Long enough for the slowest legitimate request of this test on a busy machine (the broker's idle timer also runs
+     * while a request of the connection is being served: see docs/RELIABILITY.md, findings).
+     */
+    private static final long IDLE_TIMEOUT_MILLIS = 6_000;
     private static final String TOPIC = "slow";
     private static final TopicPartition TP = new TopicPartition(TOPIC, 0);
 
@@ -69,6 +73,7 @@ class StalledFetcherTest {
             StatsBroker.Snapshot baseline = awaitActive(broker, 0);
 
             StatsBroker.Snapshot stalled;
+            StatsBroker.Snapshot after;
             long consumedByHealthy;
             try (Socket fetcher = new Socket()) {
                 fetcher.setReceiveBufferSize(4096);
@@ -78,26 +83,25 @@ class StalledFetcherTest {
                     out.write(WireClient.fetchFrame(i, TP, 0, FETCH_MAX_BYTES, 0));
                 }
                 out.flush();
-                // the broker starts up to maxInFlight of them, then stops reading the connection
+                // the broker starts fetches until the socket is no longer writable, then stops reading the connection
                 long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
                 StatsBroker.Snapshot s;
-                while ((s = StatsBroker.Snapshot.of(broker)).requests() < baseline.requests() + MAX_IN_FLIGHT) {
+                while ((s = StatsBroker.Snapshot.of(broker)).fetched() == baseline.fetched()) {
                     assertThat(System.nanoTime() - deadline).as("fetches started: %s", s).isNegative();
                 }
                 acked += produce(bootstrap, "during"); // producers are not stalled by the stalled fetcher
                 consumedByHealthy = consumeAll(bootstrap, acked); // nor are other consumers
                 stalled = StatsBroker.Snapshot.of(broker);
                 LOG.info("while a fetcher is stalled: {}", stalled);
-                assertThat(stalled.active()).as("the stalled connection is still open").isGreaterThanOrEqualTo(1);
                 assertThat(stalled.requests() - baseline.requests())
-                        .as("fetches the broker took from the stalled connection (it stopped reading)")
+                        .as("requests the broker took (all connections): it stopped reading the stalled one")
                         .isLessThan(FETCHES / 2);
+                // The fetcher has vanished without a word (socket open, never read): only the broker's idle timeout
+                // can end it, and must free what the connection held.
+                after = awaitActive(broker, 0);
             }
-            // Nothing has been read from the stalled socket when it is closed here; the broker must already have
-            // closed it at the idle timeout, or closes it now: either way its buffers must be freed.
-            StatsBroker.Snapshot after = awaitActive(broker, 0);
             long boundBytes = (long) MAX_IN_FLIGHT * 2 * FETCH_MAX_BYTES + (16L << 20);
-            String counts = String.format("fetchesPipelined=%d fetchesTakenByBroker=%d sent=%d acked=%d consumedByHealthyConsumer=%d "
+            String counts = String.format("fetchesPipelined=%d requestsTakenByBroker(all connections)=%d sent=%d acked=%d consumedByHealthyConsumer=%d "
                             + "lost=%d duplicated=0%n  baseline: %s%n  stalled:  %s%n  after:    %s%n  bound on stalled direct growth: %s",
                     FETCHES, stalled.requests() - baseline.requests(), 2L * RECORDS, acked, consumedByHealthy,
                     acked - consumedByHealthy, baseline, stalled, after, StatsBroker.Snapshot.mib(boundBytes));
