@@ -133,8 +133,9 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
     // ---------------------------------------------------------------- request flow
 
     private void startWaiting() {
+        // not writable: the client is not reading its responses; starting more would queue them without bound
         while (barrier == null && !waiting.isEmpty() && nextSequence - nextToWrite < maxInFlight
-                && closeAfterSequence < 0 && ctx.channel().isActive()) {
+                && closeAfterSequence < 0 && ctx.channel().isActive() && ctx.channel().isWritable()) {
             ByteBuf frame = waiting.poll();
             try {
                 start(nextSequence++, frame);
