@@ -41,7 +41,8 @@ final class BrokerCommand implements SluiceCli.Command {
                 config keys (defaults in brackets):
                   data.dir [./data]  bind [127.0.0.1]  port [7070]  http.port [8080]
                   io.threads [cores]  max.frame.size [16777216]  max.inflight.per.connection [256]
-                  max.connections [10000]  idle.timeout.ms [600000]  max.fetch.wait.ms [30000]
+                  max.connections [10000]  idle.timeout.ms [600000]  frame.timeout.ms [30000]
+                  max.fetch.wait.ms [30000]
                   shutdown.timeout.ms [10000]  ring.size [16384]  max.event.size [1048576]
                   wait.strategy [sleeping|blocking|yielding|busy_spin]  roll.cycle [hourly|...]
                   auth.token.file [none]   (or the SLUICE_AUTH_TOKEN environment variable)
@@ -89,6 +90,7 @@ final class BrokerCommand implements SluiceCli.Command {
                     .maxInFlightPerConnection(s.integer("max.inflight.per.connection", 256))
                     .maxConnections(s.integer("max.connections", 10_000))
                     .idleTimeoutMillis(s.integer("idle.timeout.ms", 600_000))
+                    .frameTimeoutMillis(s.integer("frame.timeout.ms", 30_000))
                     .maxFetchWaitMillis(s.integer("max.fetch.wait.ms", 30_000))
                     .shutdownTimeoutMillis(s.integer("shutdown.timeout.ms", 10_000))
                     .authToken(authToken(s))

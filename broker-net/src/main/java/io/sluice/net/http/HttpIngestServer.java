@@ -157,9 +157,13 @@ public final class HttpIngestServer implements AutoCloseable {
         }
         closed = true;
         serverChannel.close().syncUninterruptibly();
-        // Answer what is in progress before closing connections: once the producers are flushed, every pending
-        // answer is already queued on its connection's event loop, ahead of the close below.
-        api.drain();
+        // Answer what is in progress before closing connections: once drained, every pending answer is already
+        // queued on its connection's event loop, ahead of the close below.
+        int unanswered = api.drain(SHUTDOWN_TIMEOUT_MILLIS);
+        if (unanswered > 0) {
+            LOG.warn("closing the HTTP listener with {} produce requests still unanswered after {} ms; their events "
+                    + "may still be written", unanswered, SHUTDOWN_TIMEOUT_MILLIS);
+        }
         channels.close().awaitUninterruptibly(SHUTDOWN_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
         api.close();
         shutdownGroups();

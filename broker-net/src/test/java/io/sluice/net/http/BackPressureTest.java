@@ -8,6 +8,7 @@ import io.sluice.core.ProducerConfig;
 import io.sluice.core.ProducerRecord;
 import io.sluice.core.Subscription;
 import io.sluice.core.TopicConfig;
+import io.sluice.core.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -76,8 +77,48 @@ class BackPressureTest {
                 release.countDown();
                 stuck.close();
             }
+            int expected = filled + 1;
+            await("the journal to catch up", () -> broker.endOffset(new TopicPartition("stalled", 0)) >= expected);
             assertThat(readAll(broker, "stalled", 0)).extracting(ConsumerRecord::valueAsString)
                     .hasSize(filled + 1).doesNotContain("\"rejected\"").endsWith("\"waited\"");
+        }
+    }
+
+    @Test
+    void closingTheListenerAnswersARequestWaitingForRoomWith503AndWritesNothingOfIt() throws Exception {
+        HttpClient client = client();
+        CountDownLatch release = new CountDownLatch(1);
+        try (Broker broker = Broker.open(BrokerConfig.builder(dataDir).ringSize(64).build())) {
+            broker.createTopic(TopicConfig.of("stalled", 1));
+            Subscription stuck = broker.subscribe("stalled", "stuck", (event, endOfBatch) -> release.await());
+            int filled = 0;
+            try (Producer producer = broker.newProducer(ProducerConfig.builder().maxBlockMillis(0).build())) {
+                while (producer.trySend(ProducerRecord.of("stalled", null, "\"fill\""), null) == Producer.ACCEPTED) {
+                    filled++;
+                }
+            }
+            try {
+                HttpIngestServer patient = new HttpIngestServer(HttpIngestConfig.builder().port(0).maxBlockMillis(60_000).build(), broker);
+                long backPressuredBefore = broker.metrics().partitions().get(0).backPressured();
+                CompletableFuture<HttpResponse<String>> waiting = client.sendAsync(HttpRequest.newBuilder(
+                                uri(patient, "/v1/topics/stalled/events")).POST(HttpRequest.BodyPublishers.ofString("\"late\"\n")).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                await("the request to meet the full ring", () -> broker.metrics().partitions().get(0).backPressured() > backPressuredBefore);
+
+                patient.close();
+
+                HttpResponse<String> answer = waiting.get(30, TimeUnit.SECONDS);
+                assertThat(answer.statusCode()).isEqualTo(503);
+                assertThat(json(answer).get("code").asText()).isEqualTo("CLOSED");
+                assertThat(json(answer).get("message").asText()).startsWith("nothing was written");
+            } finally {
+                release.countDown();
+                stuck.close();
+            }
+            int expected = filled;
+            await("the journal to catch up", () -> broker.endOffset(new TopicPartition("stalled", 0)) >= expected);
+            assertThat(readAll(broker, "stalled", 0)).extracting(ConsumerRecord::valueAsString)
+                    .hasSize(filled).doesNotContain("\"late\"");
         }
     }
 }

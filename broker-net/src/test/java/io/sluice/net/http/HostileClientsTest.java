@@ -174,6 +174,44 @@ class HostileClientsTest {
             raw.write("GET /health HTTP/1.1\r\nHost: x\r\nX-Big: " + "h".repeat(20_000) + "\r\n\r\n");
             assertThat(raw.readResponse().status()).isEqualTo(431);
         }
+        try (RawConnection raw = new RawConnection(server.port())) {
+            raw.write("POST /v1/topics/t/events?acks=%zz HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\n{}\n");
+            RawResponse badEscape = raw.readResponse();
+            assertThat(badEscape.status()).isEqualTo(400);
+            assertThat(badEscape.body()).contains("malformed request URI");
+        }
+        assertThat(get(client, server, "/health").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void negativeOrOverflowingContentLengthsAreRefused() {
+        for (String length : new String[]{"-1", "99999999999999999999", "12abc"}) {
+            try (RawConnection raw = new RawConnection(server.port())) {
+                raw.write("POST /v1/topics/t/events HTTP/1.1\r\nHost: x\r\nContent-Length: " + length + "\r\n\r\n{}\n");
+                RawResponse response = raw.readResponse();
+                assertThat(response.status()).as("Content-Length: %s", length).isIn(400, 413);
+                assertThat(raw.closedByServer()).isTrue();
+            }
+        }
+        assertThat(endOffsetSum(broker, "t")).isZero();
+    }
+
+    @Test
+    void aThousandConnectionsDroppedAtOnceAreAllReleasedAndTheServerKeepsServing() {
+        int before = server.connectionCount();
+        List<RawConnection> connections = new ArrayList<>();
+        try {
+            for (int i = 0; i < 1000; i++) {
+                RawConnection c = new RawConnection(server.port());
+                connections.add(c);
+                c.write("POST /v1/topics/t/events HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"half\":"); // never finished
+            }
+            await("1000 open connections", () -> server.connectionCount() >= before + 1000);
+        } finally {
+            connections.forEach(RawConnection::close);
+        }
+        await("every dropped connection to be released", () -> server.connectionCount() == before);
+        assertThat(endOffsetSum(broker, "t")).isZero();
         assertThat(get(client, server, "/health").statusCode()).isEqualTo(200);
     }
 

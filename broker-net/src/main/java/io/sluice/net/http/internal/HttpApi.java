@@ -8,6 +8,8 @@ import io.sluice.net.http.HttpIngestConfig;
 
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
@@ -23,6 +25,9 @@ public final class HttpApi implements AutoCloseable {
     private final EnumMap<Acks, Producer> producers = new EnumMap<>(Acks.class);
     /** Set once by the closing thread; I/O threads then answer new requests 503. */
     private volatile boolean closing;
+    /** Produce requests started and not yet answered; {@link #drain} waits for it to reach zero. */
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final Object drained = new Object();
 
     public HttpApi(Broker broker, HttpIngestConfig config, HttpMetrics metrics,
                    Supplier<? extends Map<String, ? extends Number>> extraGauges) {
@@ -45,15 +50,44 @@ public final class HttpApi implements AutoCloseable {
         return closing;
     }
 
+    void requestStarted() {
+        inFlight.incrementAndGet();
+    }
+
+    /** Called exactly once per started request, by whichever thread answered it. */
+    void requestAnswered() {
+        if (inFlight.decrementAndGet() == 0 && closing) {
+            synchronized (drained) {
+                drained.notifyAll();
+            }
+        }
+    }
+
     /**
-     * Starts closing: requests arriving from now on get {@code 503}; returns once every event accepted before has
-     * been acknowledged, so the answers of requests in progress are already queued on their connections.
+     * Starts closing: requests arriving from now on get {@code 503}, requests waiting for room on a full ring stop
+     * waiting and get {@code 503}. Returns once every produce request in progress has been answered (its answer is
+     * queued on its connection, ahead of any close) or after {@code timeoutMillis}, then flushes the producers.
+     *
+     * @return the number of requests still unanswered at the deadline (0 normally)
      */
-    public void drain() {
+    public int drain(long timeoutMillis) {
         closing = true;
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        synchronized (drained) {
+            long left;
+            while (inFlight.get() > 0 && (left = deadline - System.nanoTime()) > 0) {
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(drained, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+        }
         for (Producer p : producers.values()) {
             p.flush();
         }
+        return inFlight.get();
     }
 
     /** Flushes and closes the producers (waits for every accepted event's acknowledgement). Not the broker. */

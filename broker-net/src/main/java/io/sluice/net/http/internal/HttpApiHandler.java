@@ -101,6 +101,9 @@ public final class HttpApiHandler extends ChannelInboundHandlerAdapter {
             route(exchange, request);
         } catch (SluiceException e) {
             exchange.error(JsonResponses.statusOf(e.code()), e.code(), e.getMessage());
+        } catch (IllegalArgumentException e) {
+            // QueryStringDecoder's verdict on bad percent-encoding in the path or query
+            exchange.error(HttpResponseStatus.BAD_REQUEST, Code.INVALID_REQUEST, "malformed request URI: " + e.getMessage());
         } catch (RuntimeException e) {
             LOG.error("HTTP {} {} failed", request.method(), exchange.route, e);
             exchange.error(HttpResponseStatus.INTERNAL_SERVER_ERROR, Code.UNKNOWN, "internal error: " + e);

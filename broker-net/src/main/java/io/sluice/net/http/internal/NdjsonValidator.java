@@ -92,6 +92,10 @@ public final class NdjsonValidator {
             count++;
         }
 
+        void setKey(int i, byte[] key) {
+            keys[i] = key;
+        }
+
         public int count() {
             return count;
         }
@@ -115,12 +119,33 @@ public final class NdjsonValidator {
     }
 
     /**
-     * Validates {@code body[from, to)}.
+     * Validates {@code body[from, to)}; the first error, by line, wins.
      *
      * @param keyField the top-level member whose value is each event's key, or null for no keys
      */
     public Result validate(byte[] body, int from, int to, String keyField) {
         Events events = new Events(16);
+        Rejection lineRejection = splitLines(body, from, to, events);
+        if (events.count > 0) {
+            Rejection jsonRejection = parseEvents(body, events, keyField);
+            if (jsonRejection != null) {
+                return jsonRejection; // it is on a line before any line-level rejection
+            }
+        }
+        if (lineRejection != null) {
+            return lineRejection;
+        }
+        if (events.count == 0) {
+            return new Rejection(0, "the body has no events (expected one JSON value per line)");
+        }
+        return events;
+    }
+
+    /**
+     * Pass 1: finds the non-blank lines (trimmed) and checks their UTF-8 and length, adding each to {@code events}.
+     * Stops at the first bad line and returns its rejection; the lines before it are in {@code events}.
+     */
+    private Rejection splitLines(byte[] body, int from, int to, Events events) {
         int line = 0;
         int pos = from;
         if (startsWithByteOrderMark(body, pos, to)) {
@@ -162,77 +187,112 @@ public final class NdjsonValidator {
             if (s == e) {
                 continue;
             }
-            Rejection rejection = parseEvent(body, s, e, keyField, events, line, s - lineStart);
-            if (rejection != null) {
-                return rejection;
+            if (startsWithByteOrderMark(body, s, e)) {
+                // Jackson would skip it as the start of a document; inside a body it is a stray character
+                return new Rejection(line, "invalid JSON at column " + (s - lineStart + 1) + ": byte order mark (U+FEFF) inside the body");
             }
+            events.add(line, s, e, null);
         }
-        if (events.count == 0) {
-            return new Rejection(0, "the body has no events (expected one JSON value per line)");
-        }
-        return events;
+        return null;
     }
 
-    private Rejection parseEvent(byte[] body, int s, int e, String keyField, Events events, int line, int indent) {
-        if (startsWithByteOrderMark(body, s, e)) {
-            // Jackson would skip it as the start of a document; inside a body it is a stray character
-            return new Rejection(line, "invalid JSON at column " + (indent + 1) + ": byte order mark (U+FEFF) inside the body");
-        }
-        try (JsonParser parser = json.createParser(body, s, e - s)) {
-            JsonToken token = parser.nextToken();
-            if (token == null) {
-                return new Rejection(line, "invalid JSON: no value");
-            }
-            if (keyField != null && token != JsonToken.START_OBJECT) {
-                return new Rejection(line, "with ?key=" + keyField + " every event must be a JSON object");
-            }
-            byte[] key = null;
-            boolean keySeen = false;
-            int depth = 0;
-            while (token != null) {
-                switch (token) {
-                    case START_OBJECT, START_ARRAY -> {
-                        if (++depth > maxDepth) {
-                            return new Rejection(line, "JSON nested deeper than " + maxDepth + " levels (http.max.json.depth)");
-                        }
-                    }
-                    case END_OBJECT, END_ARRAY -> depth--;
-                    case FIELD_NAME -> {
-                        if (keyField != null && depth == 1 && !keySeen && keyField.equals(parser.currentName())) {
-                            keySeen = true;
-                            JsonToken value = parser.nextToken();
-                            if (value == JsonToken.START_OBJECT || value == JsonToken.START_ARRAY) {
-                                return new Rejection(line, "key field '" + keyField + "' must be a string, number or boolean");
-                            }
-                            if (value != JsonToken.VALUE_NULL) {
-                                key = parser.getText().getBytes(StandardCharsets.UTF_8);
+    /**
+     * Pass 2: one streaming parser over all the lines found (one per body, not one per line: creating a parser
+     * costs more than parsing a 100-byte event). Each line must hold exactly one value, starting at the line's first
+     * byte and ending at its last, which also catches a value that runs on into the next line.
+     */
+    private Rejection parseEvents(byte[] body, Events events, String keyField) {
+        int base = events.start(0);
+        int limit = events.end(events.count - 1);
+        int k = 0;
+        try (JsonParser parser = json.createParser(body, base, limit - base)) {
+            for (; k < events.count; k++) {
+                int line = events.line(k);
+                int s = events.start(k);
+                int e = events.end(k);
+                JsonToken token = parser.nextToken();
+                if (token == null || base + parser.currentTokenLocation().getByteOffset() != s) {
+                    return new Rejection(line, "invalid JSON: no value where the line starts"); // unreachable for trimmed lines
+                }
+                if (keyField != null && token != JsonToken.START_OBJECT) {
+                    return new Rejection(line, "with ?key=" + keyField + " every event must be a JSON object");
+                }
+                boolean scalar = !token.isStructStart();
+                byte[] key = null;
+                boolean keySeen = false;
+                int depth = 0;
+                while (true) {
+                    switch (token) {
+                        case START_OBJECT, START_ARRAY -> {
+                            if (++depth > maxDepth) {
+                                return new Rejection(line, "JSON nested deeper than " + maxDepth + " levels (http.max.json.depth)");
                             }
                         }
+                        case END_OBJECT, END_ARRAY -> depth--;
+                        case FIELD_NAME -> {
+                            if (keyField != null && depth == 1 && !keySeen && keyField.equals(parser.currentName())) {
+                                keySeen = true;
+                                JsonToken value = parser.nextToken();
+                                if (value == JsonToken.START_OBJECT || value == JsonToken.START_ARRAY) {
+                                    return new Rejection(line, "key field '" + keyField + "' must be a string, number or boolean");
+                                }
+                                if (value != JsonToken.VALUE_NULL) {
+                                    key = parser.getText().getBytes(StandardCharsets.UTF_8);
+                                }
+                            }
+                        }
+                        default -> {
+                        }
                     }
-                    default -> {
+                    if (depth == 0) {
+                        break;
+                    }
+                    token = parser.nextToken();
+                    if (token == null) {
+                        return new Rejection(line, "invalid JSON: unexpected end of the body inside a value");
                     }
                 }
-                if (depth == 0) {
-                    break;
+                if (token == JsonToken.VALUE_STRING) {
+                    parser.finishToken(); // strings are read lazily: the end location needs the whole token
                 }
-                token = parser.nextToken();
+                int end = base + (int) parser.currentLocation().getByteOffset();
+                // after a root-level number Jackson also consumes the one whitespace byte that ended it
+                boolean endsAtLineEnd = end == e || (scalar && end == e + 1 && e < body.length && isBlankOrNewline(body[e]));
+                if (!endsAtLineEnd) {
+                    return end > e ? new Rejection(line, "invalid JSON: the value is not complete at the end of the line")
+                            : new Rejection(line, "unexpected data after the JSON value at column "
+                            + (end - lineStartBefore(body, s) + 1) + " (one event per line)");
+                }
+                events.setKey(k, key);
             }
-            if (parser.nextToken() != null) {
-                return new Rejection(line, "unexpected data after the JSON value at column "
-                        + (indent + parser.currentTokenLocation().getColumnNr()) + " (one event per line)");
-            }
-            events.add(line, s, e, key);
             return null;
         } catch (StreamConstraintsException ex) {
-            return new Rejection(line, "JSON exceeds a limit: " + ex.getOriginalMessage());
+            return new Rejection(events.line(k), "JSON exceeds a limit: " + ex.getOriginalMessage());
         } catch (JsonProcessingException ex) {
-            int column = ex.getLocation() == null ? -1 : indent + ex.getLocation().getColumnNr();
-            return new Rejection(line, "invalid JSON" + (column > 0 ? " at column " + column : "") + ": "
-                    + firstLine(ex.getOriginalMessage()));
+            int line = events.line(k);
+            long offset = ex.getLocation() == null ? -1 : ex.getLocation().getByteOffset();
+            if (offset >= 0 && base + offset > events.end(k)) {
+                return new Rejection(line, "invalid JSON: the value is not complete at the end of the line");
+            }
+            String column = offset < 0 ? "" : " at column " + (base + offset - lineStartBefore(body, events.start(k)) + 1);
+            return new Rejection(line, "invalid JSON" + column + ": " + firstLine(ex.getOriginalMessage()));
         } catch (IOException ex) {
             // Parsing a byte array does no I/O; anything else Jackson throws is still a parse failure.
-            return new Rejection(line, "invalid JSON: " + firstLine(ex.getMessage()));
+            return new Rejection(events.line(k), "invalid JSON: " + firstLine(ex.getMessage()));
         }
+    }
+
+    /** The index where the physical line holding {@code pos} starts (for error messages only). */
+    private static int lineStartBefore(byte[] body, int pos) {
+        int i = pos;
+        while (i > 0 && body[i - 1] != '\n') {
+            i--;
+        }
+        return i;
+    }
+
+    private static boolean isBlankOrNewline(byte b) {
+        return isBlank(b) || b == '\n';
     }
 
     private static boolean startsWithByteOrderMark(byte[] b, int from, int to) {

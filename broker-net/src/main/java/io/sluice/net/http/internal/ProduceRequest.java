@@ -10,7 +10,10 @@ import io.sluice.core.ProducerRecord;
 import io.sluice.core.SluiceException;
 import io.sluice.core.SluiceException.BackPressureException;
 import io.sluice.core.SluiceException.ClosedException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -32,6 +35,7 @@ import java.util.function.Consumer;
  * event was taken, nothing of the request was written; otherwise the answer lists exactly the events that were.
  */
 final class ProduceRequest {
+    private static final Logger LOG = LoggerFactory.getLogger(ProduceRequest.class);
     private static final long MAX_BACKOFF_MILLIS = 20;
 
     private final HttpApi api;
@@ -72,6 +76,7 @@ final class ProduceRequest {
     }
 
     void start() {
+        api.requestStarted();
         ackTimer = ctx.executor().schedule(this::ackTimedOut, api.config.ackTimeoutMillis(), TimeUnit.MILLISECONDS);
         sendMore();
     }
@@ -97,8 +102,8 @@ final class ProduceRequest {
                 continue;
             }
             outstanding.decrementAndGet();
-            if (result == Producer.CLOSED) {
-                stop(new ClosedException("the broker is closing"));
+            if (result == Producer.CLOSED || api.closing()) {
+                stop(new ClosedException("the broker is shutting down"));
                 return;
             }
             long now = System.nanoTime();
@@ -108,7 +113,7 @@ final class ProduceRequest {
             }
             long waited = now - blockedSinceNanos;
             if (waited >= maxBlockNanos) {
-                stop(new BackPressureException("partition " + records[i].topic() + " is full: no room within "
+                stop(new BackPressureException("a partition of topic '" + records[i].topic() + "' is full: no room within "
                         + api.config.maxBlockMillis() + " ms (http.max.block.ms); retry later"));
                 return;
             }
@@ -127,7 +132,20 @@ final class ProduceRequest {
 
     private void releaseSendToken() {
         if (outstanding.decrementAndGet() == 0) {
+            answerOnEventLoop();
+        }
+    }
+
+    /** Hands the answer to the connection's event loop; never throws into a journal thread. */
+    private void answerOnEventLoop() {
+        try {
             ctx.executor().execute(this::answer);
+        } catch (RejectedExecutionException e) {
+            // the listener is shut down: the connection is gone, there is nobody left to answer
+            LOG.debug("produce request finished after the HTTP listener stopped; answer dropped with its connection");
+            if (answered.compareAndSet(false, true)) {
+                api.requestAnswered();
+            }
         }
     }
 
@@ -141,7 +159,7 @@ final class ProduceRequest {
             firstFailure.compareAndSet(null, error);
         }
         if (outstanding.decrementAndGet() == 0) {
-            ctx.executor().execute(this::answer);
+            answerOnEventLoop();
         }
     }
 
@@ -149,6 +167,7 @@ final class ProduceRequest {
         if (!answered.compareAndSet(false, true)) {
             return;
         }
+        api.requestAnswered();
         ackTimer.cancel(false);
         Throwable failure = stoppedBy != null ? stoppedBy : firstFailure.get();
         int acknowledged = sent - failed.get();
@@ -204,6 +223,7 @@ final class ProduceRequest {
         if (!answered.compareAndSet(false, true)) {
             return;
         }
+        api.requestAnswered();
         int pending = outstanding.get();
         respond.accept(JsonResponses.error(ctx.alloc(), HttpResponseStatus.GATEWAY_TIMEOUT, SluiceException.Code.TIMEOUT,
                 "acknowledgements not complete within " + api.config.ackTimeoutMillis() + " ms (http.ack.timeout.ms): "

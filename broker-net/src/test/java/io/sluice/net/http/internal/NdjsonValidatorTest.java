@@ -70,6 +70,36 @@ class NdjsonValidatorTest {
     }
 
     @Test
+    void aValueRunningOnIntoTheNextLineIsRejectedAtTheLineWhereItStarts() {
+        Rejection r = rejection(validate("{\"ok\":1}\n{\"open\":\n1}\n{\"ok\":3}\n"));
+        assertThat(r.line()).isEqualTo(2);
+        assertThat(r.reason()).contains("not complete at the end of the line");
+        assertThat(rejection(validate("[1,\n2]")).line()).isEqualTo(1);
+        assertThat(rejection(validate("\"no end\n\"")).line()).isEqualTo(1);
+    }
+
+    @Test
+    void scalarsMayBeFollowedByBlanksButNotByMoreData() {
+        byte[] body = "123  \n-1.5e3\t\r\ntrue \nnull".getBytes(StandardCharsets.UTF_8);
+        assertThat(values(validate(body, null), body)).containsExactly("123", "-1.5e3", "true", "null");
+        assertThat(rejection(validate("12 3")).reason()).contains("after the JSON value");
+        assertThat(rejection(validate("1\n\"a\" \"b\"")).line()).isEqualTo(2);
+        assertThat(rejection(validate("{}{}")).reason()).contains("after the JSON value");
+    }
+
+    @Test
+    void theFirstBadLineIsReportedWhateverIsWrongWithIt() {
+        byte[] jsonFirst = concat("1\n{bad}\n3\n".getBytes(StandardCharsets.UTF_8), new byte[]{'"', (byte) 0xFF, '"'});
+        assertThat(rejection(validate(jsonFirst, null)).line()).isEqualTo(2);
+        byte[] utf8First = concat(new byte[]{'1', '\n', '"', (byte) 0xFF, '"', '\n'}, "{bad}\n".getBytes(StandardCharsets.UTF_8));
+        Rejection r = rejection(validate(utf8First, null));
+        assertThat(r.line()).isEqualTo(2);
+        assertThat(r.reason()).startsWith("invalid UTF-8");
+        Rejection tooLong = rejection(validate("{bad}\n\"" + "x".repeat(2000) + "\"\n"));
+        assertThat(tooLong.line()).isEqualTo(1);
+    }
+
+    @Test
     void truncatedJsonIsRejected() {
         assertThat(rejection(validate("{\"a\":[1,2")).line()).isEqualTo(1);
         assertThat(rejection(validate("\"unterminated")).line()).isEqualTo(1);
