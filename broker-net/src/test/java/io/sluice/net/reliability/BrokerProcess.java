@@ -56,6 +56,15 @@ final class BrokerProcess implements AutoCloseable {
 
     /** Starts {@code mainClass} with {@code args}, heap capped at {@code maxHeap} (for example "256m"). */
     static BrokerProcess start(Class<?> mainClass, Path stderrFile, String maxHeap, String... args) throws IOException {
+        return start(mainClass, stderrFile, maxHeap, java.util.Map.of(), args);
+    }
+
+    /**
+     * As {@link #start(Class, Path, String, String...)} with environment changes: a null value removes the variable
+     * (the child never inherits a {@code SLUICE_AUTH_TOKEN} from the build's environment).
+     */
+    static BrokerProcess start(Class<?> mainClass, Path stderrFile, String maxHeap, java.util.Map<String, String> env,
+                               String... args) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx" + maxHeap);
@@ -71,7 +80,16 @@ final class BrokerProcess implements AutoCloseable {
         cmd.add(mainClass.getName());
         cmd.addAll(List.of(args));
         Files.createDirectories(stderrFile.getParent());
-        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.appendTo(stderrFile.toFile())).start();
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.appendTo(stderrFile.toFile()));
+        pb.environment().remove("SLUICE_AUTH_TOKEN");
+        env.forEach((k, v) -> {
+            if (v == null) {
+                pb.environment().remove(k);
+            } else {
+                pb.environment().put(k, v);
+            }
+        });
+        Process p = pb.start();
         return new BrokerProcess(p, stderrFile);
     }
 
