@@ -103,6 +103,9 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
         if (evt instanceof IdleStateEvent) {
+            if (nextSequence != nextToWrite || barrier != null) {
+                return; // serving a request (a long-poll fetch, an admin call): busy, not idle; the timer fires again
+            }
             LOG.info("closing connection {}: idle for idleTimeoutMillis={}", ctx.channel().remoteAddress(),
                     server.config.idleTimeoutMillis());
             ctx.close();
