@@ -71,6 +71,16 @@ public final class RemoteProducer implements Producer {
         return config;
     }
 
+    /**
+     * The topic's partition count (cached after the first call; blocks for a METADATA request the first time).
+     *
+     * @throws SluiceException.UnknownTopicException if the topic does not exist
+     */
+    public int partitionCount(String topic) {
+        connector.connected();
+        return connector.partitionCount(topic);
+    }
+
     /** Bytes of records currently held (queued, batched or awaiting acknowledgement). */
     public long bufferedBytes() {
         return memory.used();
