@@ -1,5 +1,8 @@
 package io.sluice.net.http;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -21,6 +24,7 @@ import java.util.regex.Pattern;
  * }</pre>
  */
 public final class GaugeRegistry implements Supplier<Map<String, Number>> {
+    private static final Logger LOG = LoggerFactory.getLogger(GaugeRegistry.class);
     private static final Pattern INVALID = Pattern.compile("[^A-Za-z0-9_]");
     private static final Pattern COMPONENT = Pattern.compile("[a-z][a-z0-9_]{0,63}");
 
@@ -46,7 +50,13 @@ public final class GaugeRegistry implements Supplier<Map<String, Number>> {
     public Map<String, Number> get() {
         Map<String, Number> out = new TreeMap<>();
         sources.forEach((component, source) -> {
-            Map<String, ? extends Number> values = source.get();
+            Map<String, ? extends Number> values;
+            try {
+                values = source.get();
+            } catch (RuntimeException e) {
+                LOG.warn("gauges of component '{}' failed; scraping without them this time", component, e);
+                return;
+            }
             if (values != null) {
                 values.forEach((name, value) -> {
                     if (name != null && value != null) {

@@ -17,6 +17,7 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpContentDecompressor;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -52,7 +53,7 @@ import java.util.function.Supplier;
  * <p>The constructor binds and starts serving; it fails with {@link SluiceException} if the port cannot be bound
  * or the TLS material cannot be loaded. The server does not own the broker: {@link #close()} stops accepting,
  * closes the connections, waits for the acknowledgements of accepted events (the producers' flush) and stops its
- * threads ({@code sluice-http-accept}, {@code sluice-http-io-N}); the caller closes the broker afterwards.
+ * threads ({@code sluice-http-accept-*}, {@code sluice-http-io-*}); the caller closes the broker afterwards.
  * Endpoints, limits and error codes are described in {@code docs/http.md}.
  */
 public final class HttpIngestServer implements AutoCloseable {
@@ -111,6 +112,8 @@ public final class HttpIngestServer implements AutoCloseable {
                                     config.idleTimeoutMillis(), config.requestTimeoutMillis());
                             p.addLast("guard", guard);
                             p.addLast("codec", new HttpServerCodec());
+                            // gzip/deflate bodies; one decompressed buffer never exceeds the body limit (bomb-safe)
+                            p.addLast("inflate", new HttpContentDecompressor(config.maxBodyBytes()));
                             p.addLast("aggregator", new BodyAggregator(config.maxBodyBytes(), metrics));
                             p.addLast("api", new HttpApiHandler(api, guard));
                         }

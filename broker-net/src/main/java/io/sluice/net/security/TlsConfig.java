@@ -14,13 +14,14 @@ import java.nio.file.Path;
  * TLS material in PEM files, turned into Netty {@link SslContext}s with the JDK provider (no native library).
  * Server side: a certificate chain and its PKCS#8 private key ({@code -----BEGIN PRIVATE KEY-----}, optionally
  * encrypted with {@code keyPassword}). Client side: the CA certificate(s) to trust; without one the JDK's
- * default trust store is used. Peers are verified against that trust; clients built here also check the
- * server's host name against its certificate.
+ * default trust store is used. Clients built here verify the server's certificate chain and host name. Servers do
+ * not ask clients for certificates (clients authenticate with the shared token), so {@code trustedCa} is only
+ * read by {@link #newClientContext()}.
  *
- * @param certificateChain PEM certificate chain of this endpoint, or null on a client without a certificate
+ * @param certificateChain PEM certificate chain of this endpoint (a client may present one), or null on a client
  * @param privateKey       PEM PKCS#8 key for {@code certificateChain}, or null with it
  * @param keyPassword      password of an encrypted key, or null; never printed
- * @param trustedCa        PEM CA certificate(s) this endpoint trusts for its peer, or null
+ * @param trustedCa        PEM CA certificate(s) a client trusts for the server, or null for the JDK defaults
  */
 public record TlsConfig(Path certificateChain, Path privateKey, String keyPassword, Path trustedCa) {
 

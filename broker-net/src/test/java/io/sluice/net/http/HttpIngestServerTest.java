@@ -143,6 +143,22 @@ class HttpIngestServerTest {
     }
 
     @Test
+    void gzipBodiesAreInflatedAndUnsupportedEncodingsRefused() throws Exception {
+        broker.createTopic(TopicConfig.of("zipped", 1));
+        java.io.ByteArrayOutputStream compressed = new java.io.ByteArrayOutputStream();
+        try (java.util.zip.GZIPOutputStream gzip = new java.util.zip.GZIPOutputStream(compressed)) {
+            gzip.write("{\"z\":1}\n{\"z\":2}\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        HttpResponse<String> response = post(client, server, "/v1/topics/zipped/events", compressed.toByteArray(), "Content-Encoding", "gzip");
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        assertThat(readAll(broker, "zipped", 0)).extracting(ConsumerRecord::valueAsString).containsExactly("{\"z\":1}", "{\"z\":2}");
+
+        HttpResponse<String> unsupported = post(client, server, "/v1/topics/zipped/events", "{}\n", "Content-Encoding", "x-unknown");
+        assertThat(unsupported.statusCode()).isEqualTo(415);
+        assertThat(endOffsetSum(broker, "zipped")).isEqualTo(2);
+    }
+
+    @Test
     void producingToAnUnknownTopicIs404() {
         HttpResponse<String> response = post(client, server, "/v1/topics/nope/events", "{}\n");
         assertThat(response.statusCode()).isEqualTo(404);

@@ -55,7 +55,11 @@ public final class ConnectionGuard extends ChannelDuplexHandler {
         if (metrics.openConnections.incrementAndGet() > maxConnections) {
             metrics.openConnections.decrementAndGet();
             metrics.connectionsRejected.increment();
-            LOG.warn("refusing HTTP connection from {}: {} connections open (http.max.connections)", ctx.channel().remoteAddress(), maxConnections);
+            long refused = metrics.connectionsRejected.sum();
+            if (Long.bitCount(refused) == 1) { // 1st, 2nd, 4th, 8th...: a connection storm cannot flood the log
+                LOG.warn("refusing HTTP connection from {}: {} connections open (http.max.connections); {} refused so far",
+                        ctx.channel().remoteAddress(), maxConnections, refused);
+            }
             ctx.writeAndFlush(Unpooled.wrappedBuffer(BUSY_503)).addListener(ChannelFutureListener.CLOSE);
             return;
         }
@@ -124,8 +128,11 @@ public final class ConnectionGuard extends ChannelDuplexHandler {
             ctx.close();
         } else if (state == State.RECEIVING) {
             metrics.requestTimeouts.increment();
-            LOG.info("closing HTTP connection {}: request not complete after {} ms (http.request.timeout.ms)",
-                    ctx.channel().remoteAddress(), TimeUnit.NANOSECONDS.toMillis(requestTimeoutNanos));
+            long slow = metrics.requestTimeouts.sum();
+            if (Long.bitCount(slow) == 1) { // powers of two only: many slow clients cannot flood the log
+                LOG.info("closing HTTP connection {}: request not complete after {} ms (http.request.timeout.ms); {} so far",
+                        ctx.channel().remoteAddress(), TimeUnit.NANOSECONDS.toMillis(requestTimeoutNanos), slow);
+            }
             ctx.writeAndFlush(Unpooled.wrappedBuffer(TIMEOUT_408)).addListener(ChannelFutureListener.CLOSE);
         }
     }

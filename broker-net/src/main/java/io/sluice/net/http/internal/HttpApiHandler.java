@@ -16,6 +16,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.handler.codec.compression.DecompressionException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.ReferenceCountUtil;
@@ -87,6 +88,17 @@ public final class HttpApiHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof DecompressionException || cause.getCause() instanceof DecompressionException) {
+            // a compressed body that inflates past http.max.body.bytes, or is not valid gzip/deflate
+            api.metrics.request("inflate", 413);
+            FullHttpResponse response = JsonResponses.error(ctx.alloc(), HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
+                    Code.RECORD_TOO_LARGE, "compressed body could not be inflated within " + api.config.maxBodyBytes()
+                            + " bytes (http.max.body.bytes): " + cause.getMessage());
+            response.headers().set(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
+            response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+            ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
         // Peers resetting connections is routine; anything reaching here closes just this connection.
         LOG.debug("closing HTTP connection {} after an error", ctx.channel().remoteAddress(), cause);
         ctx.close();
@@ -164,6 +176,7 @@ public final class HttpApiHandler extends ChannelInboundHandlerAdapter {
             case "produce" -> {
                 if (allow(ex, method, HttpMethod.POST)) {
                     String topic = path.substring(TOPICS.length() + 1, path.length() - EVENTS_SUFFIX.length());
+                    ex.contentEncoding = request.headers().get(HttpHeaderNames.CONTENT_ENCODING); // left only if not inflated
                     produce(ex, topic, uri.parameters(), request.content());
                 }
             }
@@ -261,6 +274,12 @@ public final class HttpApiHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         String keyField = params.containsKey("key") ? params.get("key").get(0) : null;
+        String encoding = ex.contentEncoding;
+        if (encoding != null && !encoding.isEmpty() && !encoding.equalsIgnoreCase("identity")) {
+            ex.error(HttpResponseStatus.UNSUPPORTED_MEDIA_TYPE, Code.INVALID_REQUEST,
+                    "Content-Encoding '" + encoding + "' is not supported; use gzip, deflate or none");
+            return;
+        }
         api.broker.partitionsOf(topic); // UnknownTopicException → 404 before the body is looked at
 
         byte[] body;
@@ -303,6 +322,7 @@ public final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         final ChannelHandlerContext ctx;
         boolean keepAlive;
         String route = "unknown";
+        String contentEncoding;
 
         Exchange(ChannelHandlerContext ctx, boolean keepAlive) {
             this.ctx = ctx;
