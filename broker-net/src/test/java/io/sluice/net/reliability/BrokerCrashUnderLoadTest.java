@@ -316,7 +316,7 @@ class BrokerCrashUnderLoadTest {
         Auditor(String bootstrap, AtomicLongArray committed) {
             thread = new Thread(() -> {
                 try (RemoteConsumer c = new RemoteConsumer(client(bootstrap, "auditor"), ConsumerConfig.builder()
-                        .groupId(GROUP).clientId("auditor").offsetReset(OffsetReset.EARLIEST).maxPollRecords(2_000)
+                        .groupId(GROUP).clientId("auditor").offsetReset(OffsetReset.EARLIEST).maxPollRecords(2_000).maxPollBytes(256 << 10)
                         .sessionTimeoutMillis(3_000).build())) {
                     c.subscribe(TOPIC);
                     while (running) {
