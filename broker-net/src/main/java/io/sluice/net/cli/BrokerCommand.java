@@ -5,6 +5,7 @@ import io.sluice.core.BrokerConfig;
 import io.sluice.core.RollCycleType;
 import io.sluice.core.SluiceException;
 import io.sluice.core.WaitStrategyType;
+import io.sluice.net.security.TlsConfig;
 import io.sluice.net.server.BrokerServer;
 import io.sluice.net.server.BrokerServerConfig;
 
@@ -117,9 +118,16 @@ final class BrokerCommand implements SluiceCli.Command {
         }
         try {
             server = BrokerServer.start(broker, serverConfig);
+        } catch (RuntimeException e) {
+            err.println("sluice broker: " + e.getMessage());
+            broker.close();
+            return SluiceCli.FAILED;
+        }
+        try {
             http = HttpPort.start(broker, server, p, serverConfig.bindAddress(), httpPort, serverConfig.authToken(), out);
         } catch (RuntimeException e) {
             err.println("sluice broker: " + e.getMessage());
+            server.close();
             broker.close();
             return SluiceCli.FAILED;
         }
@@ -164,13 +172,10 @@ final class BrokerCommand implements SluiceCli.Command {
         if (cert == null && key == null) {
             return null;
         }
-        if (cert == null || key == null) {
-            throw new UsageException("tls.cert.file and tls.key.file must be set together");
-        }
         try {
-            return io.netty.handler.ssl.SslContextBuilder.forServer(new java.io.File(cert), new java.io.File(key)).build();
-        } catch (javax.net.ssl.SSLException | IllegalArgumentException e) {
-            throw new UsageException("cannot load TLS certificate " + cert + " / key " + key + ": " + e.getMessage());
+            return new TlsConfig(cert == null ? null : Path.of(cert), key == null ? null : Path.of(key), null, null).newServerContext();
+        } catch (SluiceException e) {
+            throw new UsageException(e.getMessage());
         }
     }
 

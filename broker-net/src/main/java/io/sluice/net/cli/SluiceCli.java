@@ -125,13 +125,13 @@ public final class SluiceCli {
         String ca = System.getenv(TLS_CA_ENV);
         try {
             io.netty.handler.ssl.SslContext tls = ca == null || ca.isBlank() ? null
-                    : io.netty.handler.ssl.SslContextBuilder.forClient().trustManager(new java.io.File(ca.strip())).build();
+                    : io.sluice.net.security.TlsConfig.forClient(java.nio.file.Path.of(ca.strip())).newClientContext();
             return io.sluice.net.client.ClientConfig.builder(args.get("bootstrap", DEFAULT_BOOTSTRAP))
                     .clientId(clientId)
                     .authToken(token == null || token.isBlank() ? null : token.strip())
                     .sslContext(tls)
                     .build();
-        } catch (io.sluice.core.SluiceException | javax.net.ssl.SSLException | IllegalArgumentException e) {
+        } catch (io.sluice.core.SluiceException | IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
     }
