@@ -226,6 +226,9 @@ public final class IngestStageRunner {
                     throw new IllegalStateException(failed.get() + " sends failed");
                 }
                 prober.awaitLanded(Duration.ofMinutes(5));
+                if (pipeline.failure() != null) {
+                    throw new IllegalStateException("journal pipeline failed", pipeline.failure());
+                }
             }
         } finally {
             deleteTree(dir);

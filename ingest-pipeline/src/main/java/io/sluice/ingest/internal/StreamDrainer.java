@@ -23,8 +23,10 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
+
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntConsumer;
@@ -43,9 +45,13 @@ import java.util.function.IntConsumer;
  * </ol>
  * After any Redis error the drainer first re-reads its own pending entries (XREADGROUP from id 0): a reply lost
  * with the connection must not leave entries waiting for the takeover timeout.
- * Guarantee: at-least-once. An entry is acknowledged only after its row is in ClickHouse, so no loss; a worker
- * killed between the INSERT and the XACK leaves entries that are claimed and inserted again (duplicates bounded
- * by the batches in flight at the crash).
+ * Guarantee: no loss — an entry is acknowledged only after its rows are in ClickHouse (or dead-lettered).
+ * Duplicates: a worker killed between the INSERT and the XACK leaves entries that are taken over and inserted
+ * again. With {@code _sluice_entry String, _sluice_index UInt32} columns in the table (filled by Sluice), rows
+ * of redelivered entries — and of a batch whose INSERT outcome is unknown — that are already in the table are
+ * skipped: exactly-once rows, except for an INSERT still running on the server when that check runs (keep
+ * {@code redis.claim.idle.ms} above {@code insert.timeout.ms}). Without those columns: at-least-once,
+ * duplicates bounded by the batches in flight at the crash.
  */
 final class StreamDrainer {
     private static final Logger LOG = LoggerFactory.getLogger(StreamDrainer.class);
@@ -102,6 +108,7 @@ final class StreamDrainer {
         }
     }
 
+    @SuppressWarnings("unchecked") // Lettuce's xreadgroup takes generic varargs of StreamOffset
     private void run() {
         Backoff backoff = new Backoff(ctx.config.retryInitialMs(), ctx.config.retryMaxMs());
         long claimIntervalNanos = ctx.config.redisClaimIdleMs() * 500_000L;
@@ -126,13 +133,13 @@ final class StreamDrainer {
                     if (own.isEmpty()) {
                         recoverOwn = false;
                     } else {
-                        land(own);
+                        land(own, true);
                     }
                     continue;
                 }
                 List<StreamMessage<byte[], byte[]>> batch = read();
                 if (!batch.isEmpty()) {
-                    land(batch);
+                    land(batch, false);
                 } else if (minIdTrim) {
                     trimAcknowledged(false); // idle: trim what the last acknowledgements left
                 }
@@ -215,6 +222,7 @@ final class StreamDrainer {
         }
     }
 
+    @SuppressWarnings("unchecked") // Lettuce's xreadgroup takes generic varargs of StreamOffset
     private List<StreamMessage<byte[], byte[]>> read() {
         long lingerEnd = System.nanoTime() + ctx.config.lingerMs() * 1_000_000L;
         Consumer<byte[]> consumer = Consumer.from(group, me);
@@ -278,7 +286,7 @@ final class StreamDrainer {
                 acknowledge(poison.stream().map(StreamMessage::getId).toArray(String[]::new));
             }
             if (!retry.isEmpty()) {
-                land(retry);
+                land(retry, true);
             }
         } while (running && !"0-0".equals(cursor));
     }
@@ -291,8 +299,14 @@ final class StreamDrainer {
         }
     }
 
-    private void land(List<StreamMessage<byte[], byte[]>> msgs) {
+    /**
+     * @param redelivered the entries were delivered before (taken over, or re-read after an error): with entry
+     *                    columns in the table, rows of them already in ClickHouse are skipped
+     */
+    private void land(List<StreamMessage<byte[], byte[]>> msgs, boolean redelivered) {
         RowFormat format = inserter.format();
+        boolean skipLanded = redelivered && format.provenance() == RowFormat.Provenance.ENTRIES;
+        Set<String> landed = skipLanded ? landedRows(msgs.stream().map(StreamMessage::getId).toList()) : Set.of();
         RowBatch<Origin> batch = new RowBatch<>(msgs.size() * 16, msgs.size() * 4096);
         List<DeadLetters.Letter> unencodable = new ArrayList<>();
         String[] ids = new String[msgs.size()];
@@ -303,8 +317,12 @@ final class StreamDrainer {
             List<byte[]> evs = StreamEntries.events(m);
             events += evs.size();
             for (int k = 0; k < evs.size(); k++) {
+                if (!landed.isEmpty() && landed.contains(m.getId() + "#" + k)) {
+                    ctx.metrics.duplicatesSkipped(1);
+                    continue;
+                }
                 try {
-                    format.append(batch, format.encode(evs.get(k)), new Origin(m.getId(), k));
+                    format.append(batch, format.encode(evs.get(k)), m.getId(), k, new Origin(m.getId(), k));
                 } catch (IllegalArgumentException e) {
                     unencodable.add(new DeadLetters.Letter(evs.get(k), e.getMessage(), stream + "/" + m.getId() + "#" + k));
                 }
@@ -314,6 +332,10 @@ final class StreamDrainer {
             deadLetters.write(unencodable);
             ctx.metrics.deadLettered(unencodable.size());
         }
+        if (!landed.isEmpty()) {
+            LOG.info("drainer {}: {} rows of {} redelivered entries were already in {}; not inserting them again",
+                    new String(me, StandardCharsets.UTF_8), landed.size(), msgs.size(), ctx.config.table());
+        }
         observe(msgs, events);
         inserter.insert(batch, this::refreshOwnership, o -> stream + "/" + o);
         acknowledge(ids);
@@ -322,13 +344,41 @@ final class StreamDrainer {
 
     /** While a batch waits for ClickHouse, keep its entries ours (XCLAIM JUSTID resets their idle time). */
     private RowBatch<Origin> refreshOwnership(RowBatch<Origin> batch, io.sluice.ingest.IngestException failure) {
+        List<String> entries = batch.tags().stream().map(Origin::entryId).distinct().toList();
         try {
-            redis.xclaim(key, Consumer.from(group, me), XClaimArgs.Builder.justid(),
-                    batch.tags().stream().map(Origin::entryId).distinct().toArray(String[]::new));
+            redis.xclaim(key, Consumer.from(group, me), XClaimArgs.Builder.justid(), entries.toArray(String[]::new));
         } catch (RedisException e) {
-            LOG.debug("cannot refresh ownership of {} entries: {}", batch.rows(), e.toString());
+            LOG.debug("cannot refresh ownership of {} entries: {}", entries.size(), e.toString());
+        }
+        if (failure.isOutcomeUnknown() && inserter.format().provenance() == RowFormat.Provenance.ENTRIES) {
+            try {
+                Set<String> landed = landedRows(entries);
+                if (!landed.isEmpty()) {
+                    ctx.metrics.duplicatesSkipped(landed.size());
+                    return batch.select(0, batch.rows(), o -> !landed.contains(o.toString()));
+                }
+            } catch (io.sluice.ingest.IngestException e) {
+                // ClickHouse still unreachable: the next retry asks again
+            }
         }
         return batch;
+    }
+
+    /** Rows of these entries already in the table, as "entryId#index". */
+    private Set<String> landedRows(List<String> entryIds) {
+        Set<String> out = new HashSet<>();
+        for (int from = 0; from < entryIds.size(); from += 1_000) {
+            StringBuilder in = new StringBuilder();
+            for (String id : entryIds.subList(from, Math.min(entryIds.size(), from + 1_000))) {
+                in.append(in.length() == 0 ? "'" : ",'").append(id).append('\'');
+            }
+            String body = ctx.http.query("SELECT " + ClickHouseTarget.ENTRY_COLUMN + ", " + ClickHouseTarget.INDEX_COLUMN
+                    + " FROM " + ctx.config.table() + " WHERE " + ClickHouseTarget.ENTRY_COLUMN + " IN (" + in + ") FORMAT TabSeparated");
+            for (String line : ClickHouseTarget.lines(body)) {
+                out.add(line.replace('\t', '#'));
+            }
+        }
+        return out;
     }
 
     /**
