@@ -90,7 +90,11 @@ class StalledFetcherTest {
                 }
                 acked += produce(bootstrap, RECORDS_WHILE_STALLED); // producers are not stalled by the stalled fetcher
                 consumedByHealthy = consume(bootstrap, RECORDS, RECORDS_WHILE_STALLED); // nor are other consumers
-                stalled = StatsBroker.Snapshot.of(broker);
+                // the healthy clients just closed: wait until the broker saw that, leaving the stalled connection
+                long closeDeadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                while ((stalled = StatsBroker.Snapshot.of(broker)).active() > 1) {
+                    assertThat(System.nanoTime() - closeDeadline).as("closed clients released: %s", stalled).isNegative();
+                }
                 LOG.info("while a fetcher is stalled: {}", stalled);
                 assertThat(stalled.active()).as("the stalled connection was still open while producing, consuming and "
                         + "measuring (if not, this machine took longer than idleTimeoutMillis=%d)", IDLE_TIMEOUT_MILLIS)
