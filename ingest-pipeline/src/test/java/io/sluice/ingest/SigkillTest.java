@@ -47,7 +47,7 @@ class SigkillTest {
         String table = db + ".journal";
         clickHouse.execute("CREATE TABLE " + table + " (id UInt64, name String, value Int64, _sluice_partition UInt32,"
                 + " _sluice_offset UInt64) ENGINE = MergeTree ORDER BY (_sluice_partition, _sluice_offset)");
-        int n = 100_000;
+        int n = 60_000;
         try (Broker broker = Broker.open(BrokerConfig.builder(dir).build())) {
             broker.createTopic(TopicConfig.of("crash", 2));
             try (Producer producer = broker.newProducer(ProducerConfig.DEFAULT)) {
@@ -83,7 +83,7 @@ class SigkillTest {
         clickHouse.execute("CREATE TABLE " + table + " (id UInt64, name String, value Int64, _sluice_entry String,"
                 + " _sluice_index UInt32) ENGINE = MergeTree ORDER BY id");
         String stream = "it:sigkill:" + System.nanoTime();
-        int n = 100_000;
+        int n = 60_000;
         RedisClient client = RedisClient.create(redis.url());
         try (StatefulRedisConnection<String, String> c = client.connect()) {
             c.setAutoFlushCommands(false);

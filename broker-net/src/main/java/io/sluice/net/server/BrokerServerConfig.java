@@ -23,8 +23,8 @@ import io.sluice.net.protocol.Frames;
  * @param ioThreads                event-loop threads (default: available processors)
  * @param preferNativeTransport    use epoll when available (default true)
  * @param shutdownTimeoutMillis    how long {@link BrokerServer#close()} waits for in-flight requests (default 10 s)
- * @param authToken                shared secret every connection must present with AUTHENTICATE, or null for none.
- *                                 Never logged
+ * @param authToken                shared secret every connection must present with AUTHENTICATE, or null for none
+ *                                 (16-4096 characters without whitespace, as for HTTP). Never logged
  * @param sslContext               server TLS context, or null for plaintext
  */
 public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize, int maxInFlightPerConnection,
@@ -67,8 +67,8 @@ public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize,
         if (shutdownTimeoutMillis < 0) {
             throw InvalidConfigException.of("shutdownTimeoutMillis", shutdownTimeoutMillis, "must be >= 0");
         }
-        if (authToken != null && authToken.isEmpty()) {
-            throw InvalidConfigException.of("authToken", "(empty)", "must not be empty when set");
+        if (authToken != null) {
+            io.sluice.net.security.TokenAuthenticator.of(authToken); // 16-4096 characters, no whitespace; never echoed
         }
     }
 
