@@ -105,6 +105,9 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
         if (evt instanceof IdleStateEvent) {
+            if (nextSequence != nextToWrite || barrier != null) {
+                return; // serving a request (a long-poll fetch, an admin call): busy, not idle; the timer fires again
+            }
             LOG.info("closing connection {}: idle for idleTimeoutMillis={}", ctx.channel().remoteAddress(),
                     server.config.idleTimeoutMillis());
             ctx.close();
@@ -168,8 +171,9 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
         }
         startingRequests = true;
         try {
+            // not writable: the client is not reading its responses; starting more would queue them without bound
             while (barrier == null && !waiting.isEmpty() && nextSequence - nextToWrite < maxInFlight
-                    && closeAfterSequence < 0 && ctx.channel().isActive()) {
+                    && closeAfterSequence < 0 && ctx.channel().isActive() && ctx.channel().isWritable()) {
                 ByteBuf frame = waiting.poll();
                 try {
                     start(nextSequence++, frame);
