@@ -13,7 +13,8 @@ import java.util.Properties;
 
 /**
  * Starts the HTTP API ({@link HttpIngestServer}) next to the binary port, in the same process and on the same
- * bind address and token; {@code GET /metrics} also shows the binary server's counters ({@code sluice_binary_*}).
+ * bind address and token; {@code GET /metrics} also shows the gauges of the binary server ({@code sluice_binary_*})
+ * and of the ingest pipelines ({@code sluice_ingest_<name>_*}).
  */
 final class HttpPort {
     private HttpPort() {
@@ -24,7 +25,7 @@ final class HttpPort {
      * @param authToken the shared token of the binary port, also required by HTTP (except {@code /health}), or null
      * @return the running server, or a no-op when {@code port} is 0
      */
-    static AutoCloseable start(Broker broker, BrokerServer server, Properties settings, String bind, int port, String authToken,
+    static AutoCloseable start(Broker broker, GaugeRegistry gauges, Properties settings, String bind, int port, String authToken,
                                PrintStream out) {
         if (port == 0) {
             out.println("sluice broker: HTTP disabled (http.port=0)");
@@ -34,8 +35,6 @@ final class HttpPort {
         if (authToken != null) {
             config.auth(TokenAuthenticator.of(authToken));
         }
-        GaugeRegistry gauges = new GaugeRegistry();
-        gauges.register("binary", () -> server.stats().asGauges());
         HttpIngestServer http;
         try {
             http = new HttpIngestServer(config.build(), broker, gauges);

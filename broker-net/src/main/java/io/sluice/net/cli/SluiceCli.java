@@ -60,7 +60,8 @@ public final class SluiceCli {
         String[] rest = Arrays.copyOfRange(args, 1, args.length);
         if (args[0].equals("ingest")) {
             // the ingest pipeline's own command line (ClickHouse / Redis sinks), from ingest-pipeline
-            return io.sluice.ingest.cli.IngestCommand.run(rest);
+            return io.sluice.ingest.cli.IngestCommand.run(rest,
+                    bootstrap -> config -> new io.sluice.net.client.RemoteConsumer(bootstrap, config));
         }
         Command command = switch (args[0]) {
             case "broker" -> new BrokerCommand();
