@@ -8,7 +8,6 @@ import io.sluice.core.TopicConfig;
 import io.sluice.core.TopicPartition;
 import io.sluice.net.client.RemoteAdmin;
 import io.sluice.net.client.RemoteProducer;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,7 +43,6 @@ class PipelinedLongPollsTest {
     Path dir;
 
     @Test
-    @Disabled("open finding: fetch responses are bounded only by maxInFlight x client-chosen maxBytes (see docs/RELIABILITY.md)")
     void pipelinedLongPollsOfAClientThatDoesNotReadDoNotExhaustTheBrokersMemory() throws Exception {
         try (BrokerProcess broker = BrokerProcess.start(StatsBroker.class, dir.resolve("broker.log"), "256m",
                 dir.resolve("data").toString(), "0", "100", Integer.toString(MAX_IN_FLIGHT), "600000")) {

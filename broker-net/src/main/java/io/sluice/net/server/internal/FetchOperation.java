@@ -14,7 +14,9 @@ import java.util.concurrent.TimeUnit;
  * One FETCH request, on the connection's event loop. Answers at once when any requested partition has records
  * (or an error); otherwise re-checks {@link Broker#endOffset} on the event loop's scheduler, backing off from
  * {@link #MIN_RECHECK_MICROS} to {@link #MAX_RECHECK_MICROS}, until data arrives or {@code maxWaitMillis} passed.
- * Records are copied from the connection's partition reader straight into the response buffer.
+ * Records are copied from the connection's partition reader straight into the response buffer, and only when this
+ * response can be written at once ({@link RequestHandler#canWriteNow}): a fetch that is ready behind earlier
+ * responses, or behind a socket its client does not read, waits for its turn without holding any records.
  *
  * <p>Response size: at most {@code maxBytes} of key+value bytes plus {@link RecordCodec#MIN_FETCHED_RECORD_SIZE} of
  * framing per record, bounded by reading at most {@code maxBytes / MIN_FETCHED_RECORD_SIZE} records; so a response
@@ -44,8 +46,13 @@ final class FetchOperation implements Runnable {
         if (!conn.ctx().channel().isActive()) {
             return;
         }
-        if (conn.draining || hasDataOrError() || System.nanoTime() - deadlineNanos >= 0) {
-            respond();
+        if (conn.draining || System.nanoTime() - deadlineNanos >= 0 || hasDataOrError()) {
+            if (conn.draining || conn.canWriteNow(sequence)) {
+                respond();
+            } else {
+                // behind earlier responses or a socket the client does not read: build nothing until our turn
+                conn.awaitTurn(sequence, this);
+            }
             return;
         }
         conn.ctx().executor().schedule(this, recheckMicros, TimeUnit.MICROSECONDS);

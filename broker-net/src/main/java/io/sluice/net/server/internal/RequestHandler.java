@@ -45,6 +45,8 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
     private final int maxInFlight;
     private final ArrayDeque<ByteBuf> waiting = new ArrayDeque<>();
     private final ByteBuf[] responses;
+    /** fetches with records ready that wait for their response to be the next written (see {@link #canWriteNow}). */
+    private final Runnable[] turnWaiters;
     private final Map<TopicPartition, PartitionReader> readers = new HashMap<>();
     private ChannelHandlerContext ctx;
     private long nextSequence;
@@ -61,6 +63,7 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
         this.server = server;
         this.maxInFlight = server.config.maxInFlightPerConnection();
         this.responses = new ByteBuf[maxInFlight];
+        this.turnWaiters = new Runnable[maxInFlight];
         this.authenticated = !server.authRequired();
     }
 
@@ -98,6 +101,7 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        runTurnWaiter();
         startWaiting();
         super.channelWritabilityChanged(ctx);
     }
@@ -256,6 +260,33 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
     }
 
     /** Builds a success response with {@code body} and completes the request. Any thread. */
+    /**
+     * True when the response of {@code sequence} would be written at once: every earlier response is out and the
+     * socket takes more. Fetches build their records only then, so a client that pipelines long-polls and stops
+     * reading makes the broker hold at most one fetch response beyond the socket's write buffer.
+     */
+    boolean canWriteNow(long sequence) {
+        return sequence == nextToWrite && ctx.channel().isWritable();
+    }
+
+    /** Runs {@code operation} again once {@link #canWriteNow(long)} holds for {@code sequence}. Event loop only. */
+    void awaitTurn(long sequence, Runnable operation) {
+        turnWaiters[(int) (sequence % maxInFlight)] = operation;
+        runTurnWaiter();
+    }
+
+    private void runTurnWaiter() {
+        if (nextToWrite >= nextSequence || !ctx.channel().isWritable()) {
+            return;
+        }
+        int slot = (int) (nextToWrite % maxInFlight);
+        Runnable waiter = turnWaiters[slot];
+        if (waiter != null) {
+            turnWaiters[slot] = null;
+            waiter.run();
+        }
+    }
+
     void succeed(long sequence, int correlationId, Consumer<ByteBuf> body) {
         succeed(sequence, correlationId, body, 256);
     }
@@ -318,6 +349,7 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
         if (wrote) {
             ctx.flush();
         }
+        runTurnWaiter();
         startWaiting();
     }
 

@@ -78,6 +78,14 @@ class NdjsonValidatorFuzzTest {
         assertThat(actual).isEqualTo(expected);
     }
 
+    /** Found by the fuzzer (the oracle was wrong): Jackson ends a document at NUL, so "1\0" looked valid to it. */
+    @Example
+    void aNulAfterAValueIsRejected() {
+        byte[] body = {'1', 0};
+        assertThat(validator.validate(body, 0, body.length, null)).isInstanceOf(Rejection.class);
+        checkAgainstOracle(body);
+    }
+
     /** Found while writing the oracle: Jackson skips a BOM as a document start, so a BOM-only line was an "event". */
     @Example
     void aByteOrderMarkAloneIsNotAnEvent() {
@@ -134,6 +142,10 @@ class NdjsonValidatorFuzzTest {
                 if (!trimmed.isEmpty()) {
                     if (trimmed.charAt(0) == '\uFEFF') {
                         return "byte order mark inside the body";
+                    }
+                    if (trimmed.indexOf('\u0000') >= 0) {
+                        // RFC 8259 allows no NUL anywhere, but Jackson's tree parser stops at one as if at the end
+                        return "NUL character";
                     }
                     try {
                         if (depth(trimmed) > MAX_DEPTH) {
