@@ -39,6 +39,8 @@ import java.util.concurrent.locks.LockSupport;
 public final class PartitionRing implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionRing.class);
     private static final long DRAIN_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
+    /** Events the journal writer handles before publishing its progress (and before a SYNC group commit). */
+    static final int JOURNAL_MAX_BATCH = 256;
 
     private final TopicPartition partition;
     private final RingBuffer<RingSlot> ring;
@@ -62,7 +64,10 @@ public final class PartitionRing implements AutoCloseable {
         this.ring = RingBuffer.createMultiProducer(RingSlot::new, ringSize, WaitStrategies.create(waitStrategy));
         if (journal != null) {
             journalHandler = new JournalHandler(journal, ring, publishToJournal);
-            journalProcessor = new BatchEventProcessorBuilder().build(ring, ring.newBarrier(), journalHandler);
+            // The journal's sequence (what subscribers and close() wait on) only moves at the end of a batch: cap the
+            // batch so a burst reaches subscribers in steps instead of all at once after the whole burst is written.
+            journalProcessor = new BatchEventProcessorBuilder().setMaxBatchSize(JOURNAL_MAX_BATCH)
+                    .build(ring, ring.newBarrier(), journalHandler);
             journalProcessor.setExceptionHandler(new LoggingExceptionHandler("journal " + partition));
             ring.addGatingSequences(journalProcessor.getSequence());
             journalThread = new NamedThreadFactory("sluice-journal-" + partition).newThread(journalProcessor);
