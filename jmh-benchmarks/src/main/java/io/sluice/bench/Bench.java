@@ -6,6 +6,7 @@ import io.sluice.bench.report.ScenarioResult;
 import io.sluice.bench.report.Table;
 import io.sluice.bench.report.TextTable;
 import io.sluice.bench.scenario.EventBusScenario;
+import io.sluice.bench.scenario.StreamProcessorScenario;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +35,7 @@ public final class Bench {
 
     static {
         SCENARIOS.put("event-bus", EventBusScenario::new);
+        SCENARIOS.put("stream-processor", StreamProcessorScenario::new);
     }
 
     private Bench() {
