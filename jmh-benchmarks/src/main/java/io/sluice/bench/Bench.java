@@ -7,6 +7,7 @@ import io.sluice.bench.report.Table;
 import io.sluice.bench.report.TextTable;
 import io.sluice.bench.scenario.EventBusScenario;
 import io.sluice.bench.scenario.StreamProcessorScenario;
+import io.sluice.bench.scenario.redis.RedisE2eScenario;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,6 +37,7 @@ public final class Bench {
     static {
         SCENARIOS.put("event-bus", EventBusScenario::new);
         SCENARIOS.put("stream-processor", StreamProcessorScenario::new);
+        SCENARIOS.put("redis-e2e", RedisE2eScenario::new);
     }
 
     private Bench() {
