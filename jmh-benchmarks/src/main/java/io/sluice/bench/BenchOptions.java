@@ -31,7 +31,8 @@ public record BenchOptions(boolean quick, int warmups, int iterations, Path resu
               --quick                 a few seconds per scenario (CI smoke test; figures mean nothing)
               --iterations N          measured iterations per configuration (default 5, quick 2)
               --warmups N             warm-up runs per configuration (default 1)
-              --results-dir DIR       where 'all' writes the report (default jmh-benchmarks/results)
+              --results-dir DIR       where 'all' writes the report (default jmh-benchmarks/results;
+                                      with --quick: jmh-benchmarks/target/results-quick)
               --work-dir DIR          parent of temporary data directories (default java.io.tmpdir)
               --wait-strategy S       sleeping|yielding|blocking|busy_spin for Sluice and the baseline rings (default sleeping)
               --note TEXT             a line for the report's environment section (repeatable)
@@ -56,7 +57,7 @@ public record BenchOptions(boolean quick, int warmups, int iterations, Path resu
         boolean quick = false;
         Integer warmups = null;
         Integer iterations = null;
-        Path results = Path.of("jmh-benchmarks", "results");
+        Path results = null;
         Path work = Path.of(System.getProperty("java.io.tmpdir"));
         WaitStrategyType wait = WaitStrategyType.SLEEPING;
         List<String> notes = new java.util.ArrayList<>();
@@ -84,6 +85,10 @@ public record BenchOptions(boolean quick, int warmups, int iterations, Path resu
                 case "--messages", "--rows" -> extra.put(a.substring(2), v);
                 default -> throw new IllegalArgumentException("unknown option " + a);
             }
+        }
+        if (results == null) {
+            // quick figures mean nothing: keep them away from the committed report
+            results = quick ? Path.of("jmh-benchmarks", "target", "results-quick") : Path.of("jmh-benchmarks", "results");
         }
         return new BenchOptions(quick, warmups == null ? 1 : warmups, iterations == null ? (quick ? 2 : 5) : iterations,
                 results, work, wait, notes, extra);

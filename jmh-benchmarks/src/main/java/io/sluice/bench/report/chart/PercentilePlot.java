@@ -8,8 +8,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * An HdrHistogram percentile-distribution plot: latency (y, linear) against percentile (x, log scale of
- * {@code 1/(1-p)}, so 90, 99, 99.9 and 99.99 are evenly spaced), one line per configuration. Reference figures,
+ * An HdrHistogram percentile-distribution plot: latency against percentile (x, log scale of {@code 1/(1-p)}, so
+ * 90, 99, 99.9 and 99.99 are evenly spaced), one line per configuration. The latency axis is logarithmic too
+ * (decades), so that microsecond medians and millisecond tails stay readable on one picture. Reference figures,
  * which are only known at a few percentiles, are drawn as dashed lines through dots.
  */
 public final class PercentilePlot implements Chart {
@@ -90,19 +91,33 @@ public final class PercentilePlot implements Chart {
         double plotW = WIDTH - LEFT - RIGHT;
         double plotH = HEIGHT - TOP - BOTTOM;
         double max = 0;
+        double min = Double.MAX_VALUE;
         for (Series s : series) {
             for (double v : s.values) {
                 max = Math.max(max, v);
+                if (v > 0) {
+                    min = Math.min(min, v);
+                }
             }
         }
-        double[] axis = Svg.niceAxis(max, 6);
-        double yMax = axis[0];
+        if (max <= 0) {
+            max = 1;
+        }
+        if (min == Double.MAX_VALUE || min >= max) {
+            min = max / 10;
+        }
+        int lowDecade = (int) Math.floor(Math.log10(min));
+        int highDecade = Math.max(lowDecade + 1, (int) Math.ceil(Math.log10(max)));
+        double span = highDecade - lowDecade;
         svg.text(WIDTH / 2.0, 24, title, "middle", 15, true);
-        // grid and y labels
-        for (double v = 0; v <= yMax + axis[1] / 2; v += axis[1]) {
-            double y = TOP + plotH - plotH * v / yMax;
+        for (int d = lowDecade; d <= highDecade; d++) {
+            double y = TOP + plotH - plotH * (d - lowDecade) / span;
             svg.line(LEFT, y, LEFT + plotW, y, "#dddddd", 1, null);
-            svg.text(LEFT - 8, y + 4, Numbers.format(v), "end", 11, false);
+            svg.text(LEFT - 8, y + 4, Numbers.format(Math.pow(10, d)), "end", 11, false);
+            for (int k = 2; k < 10 && d < highDecade; k++) {
+                double yk = TOP + plotH - plotH * (d + Math.log10(k) - lowDecade) / span;
+                svg.line(LEFT, yk, LEFT + 4, yk, "#999999", 1, null);
+            }
         }
         String[] labels = {"0%", "90%", "99%", "99.9%", "99.99%"};
         for (int d = 0; d <= DECADES; d++) {
@@ -113,7 +128,8 @@ public final class PercentilePlot implements Chart {
         svg.line(LEFT, TOP + plotH, LEFT + plotW, TOP + plotH, "#333333", 1, null);
         svg.line(LEFT, TOP, LEFT, TOP + plotH, "#333333", 1, null);
         svg.text(LEFT + plotW / 2, HEIGHT - 18, "percentile (log scale)", "middle", 12, false);
-        svg.verticalText(22, TOP + plotH / 2, "latency (" + unit + ")", 12);
+        svg.verticalText(22, TOP + plotH / 2, "latency (" + unit + ", log scale)", 12);
+        double bottom = Math.pow(10, lowDecade);
 
         int colour = 0;
         double legendY = TOP + 10;
@@ -123,7 +139,8 @@ public final class PercentilePlot implements Chart {
             double[] py = new double[s.values.length];
             for (int i = 0; i < px.length; i++) {
                 px[i] = LEFT + plotW * s.decades[i] / DECADES;
-                py[i] = TOP + plotH - plotH * Math.min(s.values[i], yMax) / yMax;
+                double v = Math.max(s.values[i], bottom);
+                py[i] = TOP + plotH - plotH * (Math.log10(v) - lowDecade) / span;
             }
             svg.polyline(px, py, c, s.reference ? 1.5 : 2, s.reference ? "6,4" : null);
             if (s.reference) {
