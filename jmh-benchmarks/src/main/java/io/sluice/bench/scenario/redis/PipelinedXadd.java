@@ -26,13 +26,16 @@ final class PipelinedXadd implements AutoCloseable {
     private final RedisAsyncCommands<byte[], byte[]> redis;
     private final XAddArgs trim = new XAddArgs().maxlen(10_000).approximateTrimming(true);
     private final ArrayDeque<RedisFuture<String>> inFlight = new ArrayDeque<>();
+    private final LagGuard guard;
     private int unflushed;
     private volatile byte[] stream;
 
-    PipelinedXadd(RedisClient client) {
+    /** @param guard null for a writer that does not watch its consumer group (the raw baseline) */
+    PipelinedXadd(RedisClient client, LagGuard guard) {
         connection = client.connect(ByteArrayCodec.INSTANCE);
         connection.setAutoFlushCommands(false);
         redis = connection.async();
+        this.guard = guard;
     }
 
     void target(byte[] stream) {
@@ -50,6 +53,9 @@ final class PipelinedXadd implements AutoCloseable {
         }
         while (!inFlight.isEmpty() && inFlight.peek().isDone()) {
             inFlight.poll().get();
+        }
+        if (guard != null) {
+            guard.afterWrite(stream, this::flush);
         }
     }
 
@@ -71,5 +77,8 @@ final class PipelinedXadd implements AutoCloseable {
     @Override
     public void close() {
         connection.close();
+        if (guard != null) {
+            guard.close();
+        }
     }
 }

@@ -9,7 +9,7 @@ final class RawLettucePublisher implements Publisher {
 
     /** @param flushEach flush after every command (paced runs: lowest latency) instead of every 64 */
     RawLettucePublisher(RedisClient client, boolean flushEach) {
-        this.xadd = new PipelinedXadd(client);
+        this.xadd = new PipelinedXadd(client, null);
         this.flushEach = flushEach;
     }
 

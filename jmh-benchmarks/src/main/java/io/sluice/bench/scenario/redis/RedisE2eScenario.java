@@ -71,8 +71,10 @@ public final class RedisE2eScenario implements Scenario {
         int iterations = Math.min(o.iterations(), 3);
         notes.add("Sluice: the application publishes each envelope to a journaled Sluice topic (acks=JOURNAL); a live "
                 + "subscriber after the journal pipelines `XADD stream MAXLEN ~ 10000 * data <envelope>` with Lettuce, "
-                + "flushing at the end of each Disruptor batch (the Redis writer lives in the bench module until "
-                + "ingest-pipeline's Redis sink is merged). Baseline: " + BASELINE + ", flushed per message when paced.");
+                + "flushing at the end of each Disruptor batch, and pausing (back-pressure) whenever the group's `lag` "
+                + "(XINFO GROUPS) passes 7,000 so MAXLEN never trims an unread entry (the Redis writer lives in the bench "
+                + "module until ingest-pipeline's Redis sink is merged). Baseline: " + BASELINE + ", flushed per message "
+                + "when paced, with no lag guard.");
         notes.add("Receivers (identical for both): " + CONSUMERS + " consumers in one group, each `XREADGROUP COUNT 500 BLOCK 50` "
                 + "on its own connection, then `XACK`. Latency = receive time − intended send time (coordinated-omission "
                 + "corrected); the paced runs send at the reference's own throughput for that message count.");

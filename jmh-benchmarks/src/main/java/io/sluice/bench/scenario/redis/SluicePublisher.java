@@ -17,7 +17,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * Sluice's path: the application publishes to a journaled Sluice topic (acks=JOURNAL), and a live subscriber —
  * after the journal in the Disruptor graph — pipelines each event to the Redis stream, flushing at the end of each
  * Disruptor batch (smart batching: one flush per burst, one per event when idle). The subscriber's XADD window is
- * bounded, so a slow Redis back-pressures the ring and then the producer.
+ * bounded, and a {@link LagGuard} keeps it from outrunning the consumer group past MAXLEN, so a slow Redis or slow
+ * consumers back-pressure the ring and then the producer instead of losing trimmed entries.
  */
 final class SluicePublisher implements Publisher {
     private final Producer producer;
@@ -36,7 +37,7 @@ final class SluicePublisher implements Publisher {
     SluicePublisher(Broker broker, RedisClient client, String topic) {
         this.topic = topic;
         broker.createTopicIfAbsent(TopicConfig.builder(topic).partitions(1).build());
-        this.xadd = new PipelinedXadd(client);
+        this.xadd = new PipelinedXadd(client, new LagGuard(client, StreamReaders.GROUP_NAME));
         this.subscription = broker.subscribe(topic, "redis-stream-writer", (event, endOfBatch) -> {
             xadd.xadd(Arrays.copyOf(event.valueBuffer(), event.valueLength()));
             if (endOfBatch) {

@@ -24,7 +24,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code XACK}. Each received envelope's latency is measured from its intended send time; duplicates are counted.
  */
 final class StreamReaders implements AutoCloseable {
-    private static final byte[] GROUP = "bench-group".getBytes(StandardCharsets.UTF_8);
+    static final String GROUP_NAME = "bench-group";
+    private static final byte[] GROUP = GROUP_NAME.getBytes(StandardCharsets.UTF_8);
 
     private final byte[] stream;
     private final long[] intended;
