@@ -51,7 +51,7 @@ final class LagGuard implements AutoCloseable {
     }
 
     /** The group's lag (entries added but not yet delivered to it); 0 when unknown. */
-    private long lag(byte[] stream) {
+    long lag(byte[] stream) {
         List<Object> groups = connection.sync().xinfoGroups(stream);
         for (Object g : groups) {
             if (!(g instanceof List<?> fields)) {
