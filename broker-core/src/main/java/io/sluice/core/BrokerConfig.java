@@ -16,13 +16,17 @@ import java.util.Objects;
  * @param rollCycle                journal file granularity (and so retention granularity)
  * @param retentionCheckMillis     how often the housekeeper applies topic retention
  * @param clock                    wall-clock time for timestamps, roll cycles and retention
+ * @param minFreeDiskBytes         journals refuse appends (senders get a JournalException) while the disk holding
+ *                                 them has less free space than this, instead of risking a SIGBUS on a memory-mapped
+ *                                 write into a full disk; 0 disables the check
  */
 public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStrategy, int maxEventSize,
-                           RollCycleType rollCycle, long retentionCheckMillis, EpochClock clock) {
+                           RollCycleType rollCycle, long retentionCheckMillis, EpochClock clock, long minFreeDiskBytes) {
 
     public static final int DEFAULT_RING_SIZE = 16_384;
     public static final int DEFAULT_MAX_EVENT_SIZE = 1 << 20;
     public static final int MAX_EVENT_SIZE_LIMIT = 64 << 20;
+    public static final long DEFAULT_MIN_FREE_DISK_BYTES = 64L << 20;
 
     public BrokerConfig {
         Objects.requireNonNull(dataDir, "dataDir");
@@ -34,6 +38,9 @@ public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStra
         }
         if (maxEventSize < 64 || maxEventSize > MAX_EVENT_SIZE_LIMIT) {
             throw InvalidConfigException.of("maxEventSize", maxEventSize, "must be between 64 and " + MAX_EVENT_SIZE_LIMIT + " bytes");
+        }
+        if (minFreeDiskBytes < 0) {
+            throw InvalidConfigException.of("minFreeDiskBytes", minFreeDiskBytes, "must be >= 0");
         }
         if (retentionCheckMillis < 1) {
             throw InvalidConfigException.of("retentionCheckMillis", retentionCheckMillis, "must be >= 1");
@@ -52,6 +59,7 @@ public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStra
         private RollCycleType rollCycle = RollCycleType.HOURLY;
         private long retentionCheckMillis = 60_000;
         private EpochClock clock = EpochClock.SYSTEM;
+        private long minFreeDiskBytes = DEFAULT_MIN_FREE_DISK_BYTES;
 
         private Builder(Path dataDir) {
             this.dataDir = dataDir;
@@ -63,12 +71,13 @@ public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStra
         public Builder rollCycle(RollCycleType v) { this.rollCycle = v; return this; }
         public Builder retentionCheckMillis(long v) { this.retentionCheckMillis = v; return this; }
         public Builder clock(EpochClock v) { this.clock = v; return this; }
+        public Builder minFreeDiskBytes(long v) { this.minFreeDiskBytes = v; return this; }
 
         public BrokerConfig build() {
             if (dataDir == null) {
                 throw InvalidConfigException.of("dataDir", null, "must be set");
             }
-            return new BrokerConfig(dataDir, ringSize, waitStrategy, maxEventSize, rollCycle, retentionCheckMillis, clock);
+            return new BrokerConfig(dataDir, ringSize, waitStrategy, maxEventSize, rollCycle, retentionCheckMillis, clock, minFreeDiskBytes);
         }
     }
 }

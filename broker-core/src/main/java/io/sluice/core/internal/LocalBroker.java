@@ -2,13 +2,385 @@ package io.sluice.core.internal;
 
 import io.sluice.core.Broker;
 import io.sluice.core.BrokerConfig;
+import io.sluice.core.BrokerMetrics;
+import io.sluice.core.Consumer;
+import io.sluice.core.ConsumerConfig;
+import io.sluice.core.ConsumerGroups;
+import io.sluice.core.ConsumerRunner;
+import io.sluice.core.EventSubscriber;
+import io.sluice.core.PartitionReader;
+import io.sluice.core.Producer;
+import io.sluice.core.ProducerConfig;
+import io.sluice.core.RecordHandler;
+import io.sluice.core.SluiceException;
+import io.sluice.core.Subscription;
+import io.sluice.core.TopicConfig;
+import io.sluice.core.TopicDescription;
+import io.sluice.core.TopicPartition;
+import io.sluice.core.internal.bus.NamedThreadFactory;
+import io.sluice.core.internal.bus.PartitionRing;
+import io.sluice.core.internal.client.LocalConsumer;
+import io.sluice.core.internal.client.LocalProducer;
+import io.sluice.core.internal.client.PushConsumer;
+import io.sluice.core.internal.group.GroupCoordinator;
+import io.sluice.core.internal.journal.ChronicleSupport;
+import io.sluice.core.internal.journal.JournalReader;
+import org.HdrHistogram.Histogram;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** Placeholder while the implementation lands. */
-public final class LocalBroker {
-    private LocalBroker() {
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+
+/**
+ * The embedded broker. Topic administration is synchronized (rare); the send path only reads the concurrent
+ * topic map. A {@code .lock} file keeps a second process from opening the same data directory.
+ */
+public final class LocalBroker implements Broker, LocalProducer.Rings, LocalConsumer.Journals {
+    private static final Logger LOG = LoggerFactory.getLogger(LocalBroker.class);
+
+    static {
+        ChronicleSupport.disableTelemetry();
+    }
+
+    private final BrokerConfig config;
+    private final Path topicsDir;
+    private final ConcurrentHashMap<String, Topic> topics = new ConcurrentHashMap<>();
+    private final GroupCoordinator groups;
+    private final ScheduledExecutorService housekeeper;
+    private final FileChannel lockChannel;
+    private final FileLock lock;
+    private final List<AutoCloseable> attached = new ArrayList<>();
+    private final AtomicInteger consumerIds = new AtomicInteger();
+    private final Histogram publishToJournal = new Histogram(3);
+    private final Histogram journalToSubscriber = new Histogram(3);
+    private volatile boolean closed;
+
+    private LocalBroker(BrokerConfig config) {
+        this.config = config;
+        Path dataDir = config.dataDir();
+        this.topicsDir = dataDir.resolve("topics");
+        try {
+            Files.createDirectories(topicsDir);
+            lockChannel = FileChannel.open(dataDir.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            lock = tryLock(lockChannel);
+        } catch (IOException e) {
+            throw new SluiceException.JournalException("cannot open data directory " + dataDir + ": " + e, e);
+        }
+        if (lock == null) {
+            closeQuietly(lockChannel);
+            throw new SluiceException.InvalidConfigException("data directory " + dataDir + " is in use by another broker process");
+        }
+        try {
+            loadTopics();
+            this.groups = new GroupCoordinator(dataDir.resolve("groups"), this::partitionsOf, config.clock());
+        } catch (RuntimeException e) {
+            topics.values().forEach(Topic::close);
+            releaseLock();
+            throw e;
+        }
+        this.housekeeper = Executors.newSingleThreadScheduledExecutor(new NamedThreadFactory("sluice-housekeeper"));
+        housekeeper.scheduleWithFixedDelay(this::applyRetention, config.retentionCheckMillis(), config.retentionCheckMillis(),
+                TimeUnit.MILLISECONDS);
+        LOG.info("broker open in {} with {} topics", dataDir, topics.size());
+    }
+
+    /** null when another process, or another broker in this JVM, holds the directory. */
+    private static FileLock tryLock(FileChannel channel) throws IOException {
+        try {
+            return channel.tryLock();
+        } catch (java.nio.channels.OverlappingFileLockException e) {
+            return null;
+        }
     }
 
     public static Broker open(BrokerConfig config) {
-        throw new UnsupportedOperationException("not yet implemented");
+        return new LocalBroker(config);
+    }
+
+    private void loadTopics() {
+        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(topicsDir)) {
+            for (Path dir : dirs) {
+                if (Files.isRegularFile(dir.resolve(Topic.CONFIG_FILE))) {
+                    Topic t = Topic.load(dir, config);
+                    topics.put(t.name(), t);
+                }
+            }
+        } catch (IOException e) {
+            throw new SluiceException.JournalException("cannot list topics in " + topicsDir + ": " + e, e);
+        }
+    }
+
+    @Override
+    public BrokerConfig config() {
+        return config;
+    }
+
+    @Override
+    public synchronized TopicDescription createTopic(TopicConfig topicConfig) {
+        ensureOpen();
+        if (topics.containsKey(topicConfig.name())) {
+            throw new SluiceException.TopicExistsException("topic '" + topicConfig.name() + "' already exists");
+        }
+        Topic t = Topic.create(topicConfig, topicsDir.resolve(topicConfig.name()), config);
+        topics.put(t.name(), t);
+        LOG.info("created topic '{}' with {} partitions", t.name(), topicConfig.partitions());
+        return t.describe();
+    }
+
+    @Override
+    public synchronized TopicDescription createTopicIfAbsent(TopicConfig topicConfig) {
+        Topic existing = topics.get(topicConfig.name());
+        return existing != null ? existing.describe() : createTopic(topicConfig);
+    }
+
+    @Override
+    public List<String> listTopics() {
+        return new ArrayList<>(new TreeSet<>(topics.keySet()));
+    }
+
+    @Override
+    public TopicDescription describeTopic(String topic) {
+        return topic(topic).describe();
+    }
+
+    @Override
+    public synchronized void deleteTopic(String topic) {
+        ensureOpen();
+        Topic t = topics.remove(topic);
+        if (t == null) {
+            throw SluiceException.UnknownTopicException.of(topic);
+        }
+        t.close();
+        groups.topicDeleted(topic);
+        try (Stream<Path> files = Files.walk(t.directory())) {
+            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            throw new SluiceException.JournalException("cannot delete files of topic '" + topic + "': " + e, e);
+        }
+        LOG.info("deleted topic '{}'", topic);
+    }
+
+    private Topic topic(String name) {
+        Topic t = topics.get(name);
+        if (t == null) {
+            throw SluiceException.UnknownTopicException.of(name);
+        }
+        return t;
+    }
+
+    @Override
+    public Producer newProducer(ProducerConfig producerConfig) {
+        ensureOpen();
+        return new LocalProducer(this, producerConfig);
+    }
+
+    @Override
+    public Consumer newConsumer(ConsumerConfig consumerConfig) {
+        ensureOpen();
+        return new LocalConsumer(this, consumerConfig);
+    }
+
+    @Override
+    public ConsumerRunner startConsumer(ConsumerConfig consumerConfig, String topic, RecordHandler handler) {
+        ensureOpen();
+        topic(topic);
+        String name = consumerConfig.clientId() + "-" + consumerIds.incrementAndGet();
+        PushConsumer runner = new PushConsumer(newConsumer(consumerConfig), topic, handler, consumerConfig.groupId() != null, name);
+        synchronized (attached) {
+            attached.add(runner);
+        }
+        return runner;
+    }
+
+    @Override
+    public Subscription subscribe(String topic, String name, EventSubscriber subscriber) {
+        ensureOpen();
+        Topic t = topic(topic);
+        List<PartitionRing.SubscriberStage> stages = new ArrayList<>();
+        for (int p = 0; p < t.partitionCount(); p++) {
+            stages.add(t.ring(p).subscribe(name, subscriber));
+        }
+        Subscription s = new Subscription() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public long delivered() {
+                return stages.stream().mapToLong(PartitionRing.SubscriberStage::delivered).sum();
+            }
+
+            @Override
+            public void close() {
+                stages.forEach(PartitionRing.SubscriberStage::close);
+            }
+        };
+        return s;
+    }
+
+    @Override
+    public JournalReader openReader(TopicPartition partition) {
+        ensureOpen();
+        Topic t = topic(partition.topic());
+        checkPartition(t, partition);
+        return t.journal(partition.partition()).openReader();
+    }
+
+    private static void checkPartition(Topic t, TopicPartition tp) {
+        if (tp.partition() >= t.partitionCount()) {
+            throw SluiceException.UnknownTopicException.of(tp.toString());
+        }
+    }
+
+    @Override
+    public long startOffset(TopicPartition partition) {
+        Topic t = topic(partition.topic());
+        checkPartition(t, partition);
+        return t.journal(partition.partition()).startOffset();
+    }
+
+    @Override
+    public long endOffset(TopicPartition partition) {
+        Topic t = topic(partition.topic());
+        checkPartition(t, partition);
+        return t.journal(partition.partition()).endOffset();
+    }
+
+    @Override
+    public Set<TopicPartition> partitionsOf(String topic) {
+        Topic t = topic(topic);
+        Set<TopicPartition> out = new LinkedHashSet<>();
+        for (int p = 0; p < t.partitionCount(); p++) {
+            out.add(new TopicPartition(topic, p));
+        }
+        return out;
+    }
+
+    @Override
+    public ConsumerGroups groups() {
+        return groups;
+    }
+
+    @Override
+    public synchronized BrokerMetrics metrics() {
+        List<BrokerMetrics.PartitionStats> stats = new ArrayList<>();
+        for (String name : listTopics()) {
+            Topic t = topics.get(name);
+            if (t == null) {
+                continue;
+            }
+            for (int p = 0; p < t.partitionCount(); p++) {
+                PartitionRing ring = t.ring(p);
+                ring.drainLatencies(publishToJournal, journalToSubscriber);
+                var journal = ring.journal();
+                stats.add(new BrokerMetrics.PartitionStats(name, p, ring.published(), ring.journaled(),
+                        journal == null ? 0 : journal.appendedBytes(), ring.backPressured(), ring.capacity(),
+                        ring.occupancy(), journal == null ? -1 : journal.startOffset(),
+                        journal == null ? -1 : journal.endOffset(), ring.journalErrors()));
+            }
+        }
+        return new BrokerMetrics(stats, publishToJournal.copy(), journalToSubscriber.copy());
+    }
+
+    // ----- LocalProducer.Rings -----
+
+    @Override
+    public LocalProducer.TopicRings rings(String topic) {
+        return topic(topic).rings();
+    }
+
+    @Override
+    public int maxEventSize() {
+        return config.maxEventSize();
+    }
+
+    @Override
+    public long nowMillis() {
+        return config.clock().epochMillis();
+    }
+
+    @Override
+    public boolean isClosed() {
+        return closed;
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new SluiceException.ClosedException("broker is closed");
+        }
+    }
+
+    /** Applies every topic's retention now (the housekeeper does this every retentionCheckMillis). */
+    public void applyRetention() {
+        long now = config.clock().epochMillis();
+        for (Topic t : topics.values()) {
+            try {
+                t.applyRetention(now);
+            } catch (RuntimeException e) {
+                LOG.error("retention of topic '{}' failed", t.name(), e);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        List<AutoCloseable> toClose;
+        synchronized (attached) {
+            toClose = new ArrayList<>(attached);
+        }
+        toClose.forEach(LocalBroker::closeQuietly);
+        housekeeper.shutdown();
+        try {
+            housekeeper.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        topics.values().forEach(Topic::close);
+        releaseLock();
+        LOG.info("broker closed ({})", config.dataDir());
+    }
+
+    private void releaseLock() {
+        try {
+            lock.release();
+        } catch (IOException e) {
+            LOG.warn("cannot release data directory lock: {}", e.toString());
+        }
+        closeQuietly(lockChannel);
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception e) {
+            LOG.warn("close failed: {}", e.toString());
+        }
     }
 }

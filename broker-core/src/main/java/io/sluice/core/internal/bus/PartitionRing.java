@@ -1,0 +1,278 @@
+package io.sluice.core.internal.bus;
+
+import com.lmax.disruptor.BatchEventProcessor;
+import com.lmax.disruptor.BatchEventProcessorBuilder;
+import com.lmax.disruptor.InsufficientCapacityException;
+import com.lmax.disruptor.RingBuffer;
+import com.lmax.disruptor.Sequence;
+import com.lmax.disruptor.SequenceBarrier;
+import io.sluice.core.Acks;
+import io.sluice.core.EventSubscriber;
+import io.sluice.core.Header;
+import io.sluice.core.Producer;
+import io.sluice.core.SendCallback;
+import io.sluice.core.SluiceException;
+import io.sluice.core.TopicPartition;
+import io.sluice.core.WaitStrategyType;
+import io.sluice.core.internal.journal.PartitionJournal;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.SingleWriterRecorder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One partition's bus: a multi-producer Disruptor ring whose first consumer is the journal writer (for journaled
+ * topics) and whose live subscribers run after it in the dependency graph:
+ *
+ * <pre>
+ *   producers ──claim/publish──► ring ──► JournalHandler ──► SubscriberHandler × N
+ * </pre>
+ *
+ * Producers never block here: {@link #tryPublish} reports a full ring as {@link Producer#BACK_PRESSURED}.
+ */
+public final class PartitionRing implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(PartitionRing.class);
+    private static final long DRAIN_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+    private final TopicPartition partition;
+    private final RingBuffer<RingSlot> ring;
+    private final PartitionJournal journal;
+    private final JournalHandler journalHandler;
+    private final BatchEventProcessor<RingSlot> journalProcessor;
+    private final Thread journalThread;
+    private final SingleWriterRecorder publishToJournal = new SingleWriterRecorder(3);
+    private final List<SubscriberStage> subscribers = new CopyOnWriteArrayList<>();
+    private final LongAdder backPressured = new LongAdder();
+    private final Histogram closedJournalToSubscriber = new Histogram(3);
+    private volatile boolean accepting = true;
+    private boolean closed;
+
+    /**
+     * @param journal null for a memory-only topic (no journal stage; subscribers follow the producers directly)
+     */
+    public PartitionRing(TopicPartition partition, int ringSize, WaitStrategyType waitStrategy, PartitionJournal journal) {
+        this.partition = partition;
+        this.journal = journal;
+        this.ring = RingBuffer.createMultiProducer(RingSlot::new, ringSize, WaitStrategies.create(waitStrategy));
+        if (journal != null) {
+            journalHandler = new JournalHandler(journal, ring, publishToJournal);
+            journalProcessor = new BatchEventProcessorBuilder().build(ring, ring.newBarrier(), journalHandler);
+            journalProcessor.setExceptionHandler(new LoggingExceptionHandler("journal " + partition));
+            ring.addGatingSequences(journalProcessor.getSequence());
+            journalThread = new NamedThreadFactory("sluice-journal-" + partition).newThread(journalProcessor);
+            journalThread.start();
+        } else {
+            journalHandler = null;
+            journalProcessor = null;
+            journalThread = null;
+        }
+    }
+
+    public TopicPartition partition() {
+        return partition;
+    }
+
+    public PartitionJournal journal() {
+        return journal;
+    }
+
+    /**
+     * Claims a slot, copies the event in and publishes it. Never blocks.
+     *
+     * @return {@link Producer#ACCEPTED}, {@link Producer#BACK_PRESSURED} or {@link Producer#CLOSED}
+     */
+    public long tryPublish(byte[] key, byte[] value, List<Header> headers, long timestamp, Acks acks, SendCallback callback) {
+        if (!accepting) {
+            return Producer.CLOSED;
+        }
+        final long sequence;
+        try {
+            sequence = ring.tryNext();
+        } catch (InsufficientCapacityException e) {
+            backPressured.increment();
+            return Producer.BACK_PRESSURED;
+        }
+        RingSlot slot = ring.get(sequence);
+        // Re-check after claiming: close() flips "accepting" and then reads the cursor, so a claim that still saw
+        // accepting == true is below that cursor and gets drained, and a later claim is published as cancelled.
+        // This keeps close() exact without any per-send counter.
+        boolean open = accepting;
+        try {
+            if (open) {
+                slot.fill(partition.topic(), partition.partition(), key, value, headers, timestamp,
+                        acks, acks == Acks.MEMORY ? null : callback);
+            } else {
+                slot.cancel();
+            }
+        } finally {
+            ring.publish(sequence);
+        }
+        if (!open) {
+            return Producer.CLOSED;
+        }
+        if (acks == Acks.MEMORY && callback != null) {
+            callback.onCompletion(partition.partition(), -1, null);
+        }
+        return Producer.ACCEPTED;
+    }
+
+    /** Adds a live subscriber after the journal stage; it sees events published from now on. */
+    public SubscriberStage subscribe(String name, EventSubscriber subscriber) {
+        if (!accepting) {
+            throw new SluiceException.ClosedException(partition + " is closed");
+        }
+        SequenceBarrier barrier = journalProcessor != null ? ring.newBarrier(journalProcessor.getSequence()) : ring.newBarrier();
+        SubscriberStage stage = new SubscriberStage(name, subscriber, barrier);
+        subscribers.add(stage);
+        return stage;
+    }
+
+    /** A subscriber's processor and thread on this ring. */
+    public final class SubscriberStage implements AutoCloseable {
+        private final SubscriberHandler handler;
+        private final BatchEventProcessor<RingSlot> processor;
+        private final Thread thread;
+        private final SingleWriterRecorder latency = new SingleWriterRecorder(3);
+        private boolean closed;
+
+        private SubscriberStage(String name, EventSubscriber subscriber, SequenceBarrier barrier) {
+            handler = new SubscriberHandler(name, subscriber, latency, journal != null);
+            processor = new BatchEventProcessorBuilder().build(ring, barrier, handler);
+            processor.setExceptionHandler(new LoggingExceptionHandler("subscriber " + name + " on " + partition));
+            // addGatingSequences moves the new sequence to the cursor: the subscriber starts with the next event
+            ring.addGatingSequences(processor.getSequence());
+            thread = new NamedThreadFactory("sluice-sub-" + name + "-" + partition).newThread(processor);
+            thread.start();
+        }
+
+        public long delivered() {
+            return handler.delivered();
+        }
+
+        void drainInto(Histogram target) {
+            target.add(latency.getIntervalHistogram());
+        }
+
+        /** Stops the subscriber thread and releases the ring from its sequence. Safe to call twice. */
+        @Override
+        public synchronized void close() {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            processor.halt();
+            join(thread);
+            ring.removeGatingSequence(processor.getSequence());
+            subscribers.remove(this);
+            synchronized (closedJournalToSubscriber) {
+                drainInto(closedJournalToSubscriber);
+            }
+        }
+
+        Sequence sequence() {
+            return processor.getSequence();
+        }
+    }
+
+    // ----- metrics (any thread) -----
+
+    /** Events published since this ring was created. */
+    public long published() {
+        return ring.getCursor() + 1;
+    }
+
+    public long journaled() {
+        return journalHandler == null ? 0 : journalHandler.journaled();
+    }
+
+    public long journalErrors() {
+        return journalHandler == null ? 0 : journalHandler.errors();
+    }
+
+    public long backPressured() {
+        return backPressured.sum();
+    }
+
+    public int capacity() {
+        return ring.getBufferSize();
+    }
+
+    public long occupancy() {
+        return Math.max(0, ring.getCursor() - ring.getMinimumGatingSequence());
+    }
+
+    /** Adds the latency recorded since the last call into the given histograms. Metrics thread only. */
+    public void drainLatencies(Histogram publishToJournalTarget, Histogram journalToSubscriberTarget) {
+        publishToJournalTarget.add(publishToJournal.getIntervalHistogram());
+        for (SubscriberStage s : subscribers) {
+            s.drainInto(journalToSubscriberTarget);
+        }
+        synchronized (closedJournalToSubscriber) {
+            journalToSubscriberTarget.add(closedJournalToSubscriber);
+            closedJournalToSubscriber.reset();
+        }
+    }
+
+    /**
+     * Stops accepting, waits until every accepted event is journaled and delivered to the subscribers (bounded),
+     * stops the threads, and fails the callbacks of anything that could not be journaled. Safe to call twice.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        accepting = false;
+        long deadline = System.nanoTime() + DRAIN_TIMEOUT_NANOS;
+        long cursor = ring.getCursor(); // read after accepting=false: see tryPublish
+        if (journalProcessor != null) {
+            awaitSequence(journalProcessor.getSequence(), cursor, deadline);
+        }
+        for (SubscriberStage s : subscribers) {
+            awaitSequence(s.sequence(), cursor, deadline);
+            s.close();
+        }
+        if (journalProcessor != null) {
+            journalProcessor.halt();
+            join(journalThread);
+            long done = journalProcessor.getSequence().get();
+            if (done < cursor) {
+                LOG.error("{}: {} accepted events could not be journaled before close; their senders are told",
+                        partition, cursor - done);
+                SluiceException closed = new SluiceException.ClosedException(partition + " closed before the event was journaled");
+                for (long s = done + 1; s <= cursor; s++) {
+                    SendCallback cb = ring.get(s).takeCallback();
+                    if (cb != null) {
+                        cb.onCompletion(partition.partition(), -1, closed);
+                    }
+                }
+            }
+        }
+    }
+
+    private static void awaitSequence(Sequence sequence, long target, long deadline) {
+        long park = 1_000;
+        while (sequence.get() < target && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(park);
+            park = Math.min(park * 2, 1_000_000);
+        }
+    }
+
+    private static void join(Thread t) {
+        try {
+            t.join(TimeUnit.SECONDS.toMillis(10));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (t.isAlive()) {
+            LOG.warn("thread {} did not stop within 10 s", t.getName());
+        }
+    }
+}

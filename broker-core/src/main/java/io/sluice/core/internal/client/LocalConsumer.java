@@ -1,0 +1,273 @@
+package io.sluice.core.internal.client;
+
+import io.sluice.core.Consumer;
+import io.sluice.core.ConsumerConfig;
+import io.sluice.core.ConsumerGroups;
+import io.sluice.core.ConsumerRecord;
+import io.sluice.core.OffsetReset;
+import io.sluice.core.SluiceException;
+import io.sluice.core.TopicPartition;
+import io.sluice.core.internal.journal.JournalReader;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The embedded consumer: one {@link JournalReader} per assigned partition, read round-robin. Group membership
+ * is refreshed by a heartbeat on every poll; a changed generation swaps the readers (revoked partitions are
+ * dropped without committing — their uncommitted events go to the new owner: at-least-once).
+ */
+public final class LocalConsumer implements Consumer {
+
+    /** What the consumer needs from the broker. */
+    public interface Journals {
+        JournalReader openReader(TopicPartition partition);
+
+        long startOffset(TopicPartition partition);
+
+        long endOffset(TopicPartition partition);
+
+        Set<TopicPartition> partitionsOf(String topic);
+
+        ConsumerGroups groups();
+
+        boolean isClosed();
+    }
+
+    private final Journals journals;
+    private final ConsumerConfig config;
+    private final Map<TopicPartition, JournalReader> readers = new LinkedHashMap<>();
+    private String topic;
+    private String memberId;
+    private int generation = -1;
+    private int nextReader;
+    private boolean closed;
+
+    public LocalConsumer(Journals journals, ConsumerConfig config) {
+        this.journals = journals;
+        this.config = config;
+    }
+
+    @Override
+    public void assign(Set<TopicPartition> partitions) {
+        ensureOpen();
+        if (memberId != null) {
+            throw new IllegalStateException("consumer is subscribed to '" + topic + "' through group '" + config.groupId() + "'");
+        }
+        setAssignment(partitions);
+    }
+
+    @Override
+    public void subscribe(String topic) {
+        ensureOpen();
+        if (config.groupId() == null) {
+            setAssignment(journals.partitionsOf(topic));
+            this.topic = topic;
+            return;
+        }
+        ConsumerGroups.Membership m = journals.groups().join(config.groupId(), topic, null, config.clientId(), config.sessionTimeoutMillis());
+        this.topic = topic;
+        this.memberId = m.memberId();
+        apply(m);
+    }
+
+    private void apply(ConsumerGroups.Membership m) {
+        if (m.generation() != generation) {
+            generation = m.generation();
+            setAssignment(m.assignment());
+        }
+    }
+
+    private void setAssignment(Set<TopicPartition> partitions) {
+        readers.entrySet().removeIf(e -> {
+            if (!partitions.contains(e.getKey())) {
+                e.getValue().close();
+                return true;
+            }
+            return false;
+        });
+        for (TopicPartition tp : new TreeSet<>(partitions)) {
+            if (!readers.containsKey(tp)) {
+                JournalReader reader = journals.openReader(tp);
+                readers.put(tp, reader);
+                initialPosition(tp, reader);
+            }
+        }
+        nextReader = 0;
+    }
+
+    private void initialPosition(TopicPartition tp, JournalReader reader) {
+        if (config.groupId() != null) {
+            OptionalLong committed = journals.groups().committed(config.groupId(), tp);
+            if (committed.isPresent() && committed.getAsLong() >= journals.startOffset(tp)
+                    && committed.getAsLong() <= journals.endOffset(tp)) {
+                reader.seek(committed.getAsLong());
+                return;
+            }
+        }
+        reset(tp, reader);
+    }
+
+    private void reset(TopicPartition tp, JournalReader reader) {
+        OffsetReset policy = config.offsetReset();
+        switch (policy) {
+            case EARLIEST -> reader.seek(journals.startOffset(tp));
+            case LATEST -> reader.seek(journals.endOffset(tp));
+            default -> throw new SluiceException.OffsetOutOfRangeException(tp + ": no valid committed offset and offsetReset=NONE");
+        }
+    }
+
+    @Override
+    public Set<TopicPartition> assignment() {
+        return Set.copyOf(readers.keySet());
+    }
+
+    @Override
+    public void seek(TopicPartition partition, long offset) {
+        reader(partition).seek(offset);
+    }
+
+    @Override
+    public void seekToBeginning(Set<TopicPartition> partitions) {
+        for (TopicPartition tp : partitions) {
+            reader(tp).seek(journals.startOffset(tp));
+        }
+    }
+
+    @Override
+    public void seekToEnd(Set<TopicPartition> partitions) {
+        for (TopicPartition tp : partitions) {
+            reader(tp).seek(journals.endOffset(tp));
+        }
+    }
+
+    @Override
+    public void seekToTimestamp(TopicPartition partition, long epochMillis) {
+        JournalReader r = reader(partition);
+        r.seek(r.offsetForTimestamp(epochMillis));
+    }
+
+    @Override
+    public long position(TopicPartition partition) {
+        return reader(partition).position();
+    }
+
+    private JournalReader reader(TopicPartition tp) {
+        ensureOpen();
+        JournalReader r = readers.get(tp);
+        if (r == null) {
+            throw new IllegalStateException(tp + " is not assigned to this consumer (assignment: " + readers.keySet() + ")");
+        }
+        return r;
+    }
+
+    @Override
+    public List<ConsumerRecord> poll(Duration timeout) {
+        ensureOpen();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long park = 1_000;
+        List<ConsumerRecord> out = new ArrayList<>();
+        while (true) {
+            if (memberId != null) {
+                heartbeat();
+            }
+            readAvailable(out);
+            if (!out.isEmpty() || System.nanoTime() >= deadline) {
+                return out;
+            }
+            if (journals.isClosed()) {
+                throw new SluiceException.ClosedException("broker is closed");
+            }
+            LockSupport.parkNanos(Math.min(park, Math.max(1, deadline - System.nanoTime())));
+            park = Math.min(park * 2, 1_000_000);
+        }
+    }
+
+    private void heartbeat() {
+        try {
+            apply(journals.groups().heartbeat(config.groupId(), memberId));
+        } catch (SluiceException e) {
+            if (e.code() != SluiceException.Code.UNKNOWN_MEMBER) {
+                throw e;
+            }
+            // our session expired (we did not poll in time): rejoin as a new member
+            ConsumerGroups.Membership m = journals.groups().join(config.groupId(), topic, null, config.clientId(), config.sessionTimeoutMillis());
+            memberId = m.memberId();
+            generation = -1;
+            apply(m);
+        }
+    }
+
+    private void readAvailable(List<ConsumerRecord> out) {
+        if (readers.isEmpty()) {
+            return;
+        }
+        JournalReader[] all = readers.values().toArray(new JournalReader[0]);
+        int budgetRecords = config.maxPollRecords();
+        int[] bytes = {0};
+        for (int i = 0; i < all.length && out.size() < budgetRecords && bytes[0] < config.maxPollBytes(); i++) {
+            JournalReader r = all[(nextReader + i) % all.length];
+            try {
+                r.read(budgetRecords - out.size(), config.maxPollBytes() - bytes[0], rec -> {
+                    out.add(rec);
+                    bytes[0] += rec.value().length;
+                });
+            } catch (SluiceException.OffsetOutOfRangeException e) {
+                // retention removed what we were about to read
+                reset(r.partition(), r);
+            }
+        }
+        nextReader = (nextReader + 1) % all.length;
+    }
+
+    @Override
+    public void commitSync() {
+        Map<TopicPartition, Long> offsets = new HashMap<>();
+        readers.forEach((tp, r) -> offsets.put(tp, r.position()));
+        commitSync(offsets);
+    }
+
+    @Override
+    public void commitSync(Map<TopicPartition, Long> offsets) {
+        ensureOpen();
+        if (config.groupId() == null) {
+            throw new IllegalStateException("commit needs a groupId in the ConsumerConfig");
+        }
+        journals.groups().commit(config.groupId(), offsets);
+    }
+
+    @Override
+    public OptionalLong committed(TopicPartition partition) {
+        if (config.groupId() == null) {
+            return OptionalLong.empty();
+        }
+        return journals.groups().committed(config.groupId(), partition);
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new SluiceException.ClosedException("consumer is closed");
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        readers.values().forEach(JournalReader::close);
+        readers.clear();
+        if (memberId != null && !journals.isClosed()) {
+            journals.groups().leave(config.groupId(), memberId);
+        }
+    }
+}

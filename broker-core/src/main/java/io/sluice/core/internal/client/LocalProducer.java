@@ -1,0 +1,184 @@
+package io.sluice.core.internal.client;
+
+import io.sluice.core.Acks;
+import io.sluice.core.Producer;
+import io.sluice.core.ProducerConfig;
+import io.sluice.core.ProducerRecord;
+import io.sluice.core.RecordMetadata;
+import io.sluice.core.SendCallback;
+import io.sluice.core.SluiceException;
+import io.sluice.core.internal.bus.PartitionRing;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The embedded producer: resolves the partition and publishes straight onto its ring. Thread-safe and lock-free;
+ * {@link #trySend} allocates nothing for {@link Acks#MEMORY} with a reused record and callback.
+ */
+public final class LocalProducer implements Producer {
+
+    /** A topic's rings, looked up once per send. */
+    public record TopicRings(String topic, PartitionRing[] partitions, boolean journaled) {
+    }
+
+    /** What the producer needs from the broker: topic lookup and validation. */
+    public interface Rings {
+        /** @throws SluiceException.UnknownTopicException for an unknown topic */
+        TopicRings rings(String topic);
+
+        int maxEventSize();
+
+        long nowMillis();
+
+        boolean isClosed();
+    }
+
+    private final Rings rings;
+    private final ProducerConfig config;
+    private final AtomicInteger roundRobin = new AtomicInteger();
+    private final LongAdder inFlight = new LongAdder();
+    private volatile boolean closed;
+
+    public LocalProducer(Rings rings, ProducerConfig config) {
+        this.rings = rings;
+        this.config = config;
+    }
+
+    @Override
+    public CompletableFuture<RecordMetadata> send(ProducerRecord record) {
+        CompletableFuture<RecordMetadata> future = new CompletableFuture<>();
+        final long timestamp = record.timestamp() == ProducerRecord.NO_TIMESTAMP ? rings.nowMillis() : record.timestamp();
+        ProducerRecord stamped = record.timestamp() == timestamp ? record : record.withTimestamp(timestamp);
+        send(stamped, (partition, offset, error) -> {
+            if (error != null) {
+                future.completeExceptionally(error);
+            } else {
+                future.complete(new RecordMetadata(record.topic(), partition, offset, timestamp));
+            }
+        });
+        return future;
+    }
+
+    @Override
+    public void send(ProducerRecord record, SendCallback callback) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.maxBlockMillis());
+        long park = 1_000;
+        try {
+            while (true) {
+                long result = trySend(record, callback);
+                if (result == ACCEPTED) {
+                    return;
+                }
+                if (result == CLOSED) {
+                    callback.onCompletion(-1, -1, new SluiceException.ClosedException("producer or broker is closed"));
+                    return;
+                }
+                if (System.nanoTime() >= deadline) {
+                    callback.onCompletion(-1, -1, new SluiceException.BackPressureException("topic '" + record.topic()
+                            + "': partition ring still full after maxBlockMillis=" + config.maxBlockMillis()));
+                    return;
+                }
+                LockSupport.parkNanos(park);
+                park = Math.min(park * 2, 1_000_000);
+            }
+        } catch (SluiceException e) {
+            callback.onCompletion(-1, -1, e);
+        }
+    }
+
+    @Override
+    public long trySend(ProducerRecord record, SendCallback callback) {
+        if (closed || rings.isClosed()) {
+            return CLOSED;
+        }
+        String topic = record.topic();
+        TopicRings topicRings = rings.rings(topic);
+        int partitions = topicRings.partitions().length;
+        Acks acks = config.acks();
+        if (acks != Acks.MEMORY && !topicRings.journaled()) {
+            throw SluiceException.InvalidConfigException.of("acks", acks,
+                    "must be MEMORY for memory-only topic '" + topic + "'");
+        }
+        int size = record.serializedSize();
+        if (size > rings.maxEventSize()) {
+            throw new SluiceException.RecordTooLargeException("record of " + size + " bytes for topic '" + topic
+                    + "' exceeds maxEventSize=" + rings.maxEventSize());
+        }
+        int partition = choosePartition(record, partitions);
+        PartitionRing ring = topicRings.partitions()[partition];
+        long timestamp = record.timestamp() == ProducerRecord.NO_TIMESTAMP ? rings.nowMillis() : record.timestamp();
+        if (callback == null || acks == Acks.MEMORY) {
+            return ring.tryPublish(record.key(), record.value(), record.headers(), timestamp, acks, callback);
+        }
+        inFlight.increment();
+        long result = ring.tryPublish(record.key(), record.value(), record.headers(), timestamp, acks,
+                new TrackedCallback(callback, inFlight));
+        if (result != ACCEPTED) {
+            inFlight.decrement();
+        }
+        return result;
+    }
+
+    /** Counts completions so {@link #flush()} knows when everything sent before it is done. */
+    private record TrackedCallback(SendCallback delegate, LongAdder inFlight) implements SendCallback {
+        @Override
+        public void onCompletion(int partition, long offset, Throwable error) {
+            inFlight.decrement();
+            delegate.onCompletion(partition, offset, error);
+        }
+    }
+
+    private int choosePartition(ProducerRecord record, int partitions) {
+        Integer explicit = record.partition();
+        if (explicit != null) {
+            if (explicit < 0 || explicit >= partitions) {
+                throw SluiceException.InvalidConfigException.of("partition", explicit,
+                        "must be in [0, " + partitions + ") for topic '" + record.topic() + "'");
+            }
+            return explicit;
+        }
+        if (partitions == 1) {
+            return 0;
+        }
+        if (record.key() != null && config.partitioner() == ProducerConfig.Partitioner.KEY_HASH) {
+            return Partitioners.forKey(record.key(), partitions);
+        }
+        return (roundRobin.getAndIncrement() & 0x7fffffff) % partitions;
+    }
+
+    @Override
+    public List<CompletableFuture<RecordMetadata>> sendBatch(List<ProducerRecord> records) {
+        List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>(records.size());
+        for (ProducerRecord r : records) {
+            futures.add(send(r));
+        }
+        return futures;
+    }
+
+    /**
+     * Waits until sends issued so far have completed. Sends made concurrently by other threads may extend the wait;
+     * it is bounded by the producer's maxBlockMillis plus the time to drain one ring.
+     */
+    @Override
+    public void flush() {
+        long park = 1_000;
+        while (inFlight.sum() > 0 && !rings.isClosed()) {
+            LockSupport.parkNanos(park);
+            park = Math.min(park * 2, 1_000_000);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (!closed) {
+            flush();
+            closed = true;
+        }
+    }
+}
