@@ -97,6 +97,7 @@ public final class EventBusScenario implements Scenario {
                             sluiceSustained = runs(o, 1, () -> sustained(bus, probe, sustainedCount));
                             check(bus);
                         }
+                        notes.add(breakdown(broker, partitions));
                     }
                     List<Histogram> rawBurst;
                     List<Histogram> rawSustained;
@@ -204,6 +205,18 @@ public final class EventBusScenario implements Scenario {
         }
         Await.count("sustained events received", probe::received, count, Duration.ofSeconds(60));
         return probe.merged();
+    }
+
+    /** Where Sluice's time went, from its own metrics (cumulative over warm-ups and runs of this configuration). */
+    private static String breakdown(Broker broker, int partitions) {
+        io.sluice.core.BrokerMetrics m = broker.metrics();
+        Histogram pj = m.publishToJournal();
+        Histogram js = m.journalToSubscriber();
+        String s = String.format("Sluice's own metrics after the %dP/%dC runs (all runs so far, µs): publish→journal P50 %.1f, "
+                        + "P99 %.1f, max %.1f; journal→subscriber P50 %.1f, P99 %.1f, max %.1f.", partitions, partitions,
+                pj.getValueAtPercentile(50) / 1e3, pj.getValueAtPercentile(99) / 1e3, pj.getMaxValue() / 1e3,
+                js.getValueAtPercentile(50) / 1e3, js.getValueAtPercentile(99) / 1e3, js.getMaxValue() / 1e3);
+        return s;
     }
 
     private static void check(BusUnderTest bus) {
