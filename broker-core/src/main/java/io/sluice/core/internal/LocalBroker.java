@@ -220,23 +220,7 @@ public final class LocalBroker implements Broker, LocalProducer.Rings, LocalCons
         for (int p = 0; p < t.partitionCount(); p++) {
             stages.add(t.ring(p).subscribe(name, subscriber));
         }
-        Subscription s = new Subscription() {
-            @Override
-            public String name() {
-                return name;
-            }
-
-            @Override
-            public long delivered() {
-                return stages.stream().mapToLong(PartitionRing.SubscriberStage::delivered).sum();
-            }
-
-            @Override
-            public void close() {
-                stages.forEach(PartitionRing.SubscriberStage::close);
-            }
-        };
-        return s;
+        return new TopicSubscription(name, stages);
     }
 
     @Override

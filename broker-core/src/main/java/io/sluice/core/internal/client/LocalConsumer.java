@@ -42,6 +42,9 @@ public final class LocalConsumer implements Consumer {
         boolean isClosed();
     }
 
+    /** while a poll waits for data, the group hears from it this often (and once at every poll). */
+    private static final long HEARTBEAT_WHILE_WAITING_NANOS = 100_000_000L;
+
     private final Journals journals;
     private final ConsumerConfig config;
     private final Map<TopicPartition, JournalReader> readers = new LinkedHashMap<>();
@@ -174,10 +177,13 @@ public final class LocalConsumer implements Consumer {
         ensureOpen();
         long deadline = System.nanoTime() + timeout.toNanos();
         long park = 1_000;
+        long lastHeartbeat = 0;
         List<ConsumerRecord> out = new ArrayList<>();
         while (true) {
-            if (memberId != null) {
+            long now = System.nanoTime();
+            if (memberId != null && (lastHeartbeat == 0 || now - lastHeartbeat >= HEARTBEAT_WHILE_WAITING_NANOS)) {
                 heartbeat();
+                lastHeartbeat = now;
             }
             readAvailable(out);
             if (!out.isEmpty() || System.nanoTime() >= deadline) {

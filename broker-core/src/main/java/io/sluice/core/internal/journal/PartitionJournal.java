@@ -7,6 +7,7 @@ import io.sluice.core.SluiceException;
 import io.sluice.core.TopicPartition;
 import io.sluice.core.internal.bus.RingSlot;
 import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.bytes.SyncMode;
 import net.openhft.chronicle.queue.ChronicleQueue;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.ExcerptTailer;
@@ -91,6 +92,9 @@ public final class PartitionJournal implements AutoCloseable {
                 .timeProvider(ChronicleSupport.timeProvider(clock))
                 // a writer killed mid-append leaves a locked header; recover it after 2 s instead of Chronicle's default
                 .timeoutMS(2_000)
+                // without a sync mode Chronicle's appender.sync() is a no-op: SYNC makes it msync(MS_SYNC),
+                // which Acks.SYNC relies on. Appends themselves stay plain memory writes.
+                .syncMode(SyncMode.SYNC)
                 .build();
         recover();
     }
