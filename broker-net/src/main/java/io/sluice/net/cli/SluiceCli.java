@@ -1,0 +1,131 @@
+package io.sluice.net.cli;
+
+import java.io.PrintStream;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.util.Arrays;
+
+/**
+ * {@code bin/sluice}: the broker and its tools in one command.
+ * <pre>
+ * sluice broker        run a broker (binary protocol + HTTP)
+ * sluice topics        create | list | describe topics
+ * sluice produce       send stdin lines as events
+ * sluice consume       print events, one payload per line
+ * sluice perf-produce  measure produce throughput and latency
+ * sluice perf-consume  measure consume throughput
+ * sluice ingest        run the ClickHouse / Redis ingest pipeline (from ingest-pipeline)
+ * </pre>
+ * Exit codes: 0 success, 1 the operation failed (for example events not acknowledged), 2 bad usage.
+ */
+public final class SluiceCli {
+    static final int OK = 0;
+    static final int FAILED = 1;
+    static final int USAGE = 2;
+
+    private static final String USAGE_TEXT = """
+            usage: sluice <command> [flags]   (sluice <command> --help for its flags)
+
+            commands:
+              broker        run a broker: binary protocol (default 127.0.0.1:7070) and HTTP (default :8080)
+              topics        create | list | describe topics
+              produce       send each stdin line as an event; exits once every line is acknowledged
+              consume       print event payloads, one per line
+              perf-produce  produce load; prints throughput, latency percentiles and a final JSON line
+              perf-consume  consume load; prints throughput, latency percentiles and a final JSON line
+              ingest        run the ingest pipeline (ClickHouse / Redis sinks)
+            """;
+
+    private SluiceCli() {
+    }
+
+    public static void main(String[] args) {
+        // Sluice never sends usage data: set before any Chronicle class loads (bin/sluice also passes them).
+        System.setProperty("chronicle.analytics.disable", "true");
+        System.setProperty("chronicle.announcer.disable", "true");
+        int code = run(args, System.out, System.err);
+        System.out.flush();
+        System.exit(code);
+    }
+
+    /** Runs a command; returns the exit code. The broker command returns only after shutdown. */
+    public static int run(String[] args, PrintStream out, PrintStream err) {
+        if (args.length == 0 || args[0].equals("--help") || args[0].equals("-h") || args[0].equals("help")) {
+            (args.length == 0 ? err : out).print(USAGE_TEXT);
+            return args.length == 0 ? USAGE : OK;
+        }
+        String[] rest = Arrays.copyOfRange(args, 1, args.length);
+        Command command = switch (args[0]) {
+            case "broker" -> new BrokerCommand();
+            case "topics" -> new TopicsCommand();
+            case "produce" -> new ProduceCommand();
+            case "consume" -> new ConsumeCommand();
+            case "perf-produce" -> new PerfProduceCommand();
+            case "perf-consume" -> new PerfConsumeCommand();
+            case "ingest" -> null;
+            default -> {
+                err.println("sluice: unknown command '" + args[0] + "'");
+                err.print(USAGE_TEXT);
+                yield null;
+            }
+        };
+        if (args[0].equals("ingest")) {
+            return ingest(rest, err);
+        }
+        if (command == null) {
+            return USAGE;
+        }
+        try {
+            return command.run(rest, out, err);
+        } catch (UsageException e) {
+            err.println("sluice " + args[0] + ": " + e.getMessage());
+            err.print(command.usage());
+            return USAGE;
+        }
+    }
+
+    /**
+     * Hands over to the ingest pipeline's CLI ({@code io.sluice.ingest.cli.IngestCommand.run(String[])}), looked up at
+     * run time so that broker-net does not depend on its presence.
+     */
+    private static int ingest(String[] args, PrintStream err) {
+        Method run;
+        try {
+            run = Class.forName("io.sluice.ingest.cli.IngestCommand").getMethod("run", String[].class);
+        } catch (ClassNotFoundException | NoSuchMethodException e) {
+            err.println("sluice ingest: not available in this build (io.sluice.ingest.cli.IngestCommand is missing)");
+            return USAGE;
+        }
+        try {
+            return (Integer) run.invoke(null, (Object) args);
+        } catch (IllegalAccessException e) {
+            err.println("sluice ingest: " + e);
+            return FAILED;
+        } catch (InvocationTargetException e) {
+            err.println("sluice ingest: " + e.getCause());
+            return FAILED;
+        }
+    }
+
+    static final String DEFAULT_BOOTSTRAP = "127.0.0.1:7070";
+
+    /** Client settings from {@code --bootstrap} (default 127.0.0.1:7070) and the SLUICE_AUTH_TOKEN environment variable. */
+    static io.sluice.net.client.ClientConfig clientConfig(Args args, String clientId) throws UsageException {
+        String token = System.getenv(BrokerCommand.AUTH_TOKEN_ENV);
+        try {
+            return io.sluice.net.client.ClientConfig.builder(args.get("bootstrap", DEFAULT_BOOTSTRAP))
+                    .clientId(clientId)
+                    .authToken(token == null || token.isBlank() ? null : token.strip())
+                    .build();
+        } catch (io.sluice.core.SluiceException e) {
+            throw new UsageException(e.getMessage());
+        }
+    }
+
+    /** One subcommand. */
+    interface Command {
+        int run(String[] args, PrintStream out, PrintStream err) throws UsageException;
+
+        String usage();
+    }
+}

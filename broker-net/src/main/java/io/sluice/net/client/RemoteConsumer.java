@@ -1,0 +1,440 @@
+package io.sluice.net.client;
+
+import io.netty.buffer.ByteBuf;
+import io.sluice.core.Consumer;
+import io.sluice.core.ConsumerConfig;
+import io.sluice.core.ConsumerGroups;
+import io.sluice.core.ConsumerRecord;
+import io.sluice.core.OffsetReset;
+import io.sluice.core.SluiceException;
+import io.sluice.core.TopicPartition;
+import io.sluice.net.client.internal.ClientConnection;
+import io.sluice.net.client.internal.Connector;
+import io.sluice.net.protocol.ApiKey;
+import io.sluice.net.protocol.Fetch;
+import io.sluice.net.protocol.Groups;
+import io.sluice.net.protocol.ListOffsets;
+import io.sluice.net.protocol.OffsetCommit;
+import io.sluice.net.protocol.OffsetFetch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
+
+/**
+ * A {@link Consumer} that reads from a Sluice broker over the network, with the embedded consumer's semantics:
+ * <pre>{@code
+ * Consumer consumer = broker.newConsumer(config);                            // embedded
+ * Consumer consumer = new RemoteConsumer("127.0.0.1:7070", config);          // networked
+ * }</pre>
+ *
+ * <p><b>Not thread-safe</b>: one thread polls, as with the embedded consumer. Group membership maps onto the
+ * broker's core {@code ConsumerGroups}: {@link #subscribe} joins, {@link #poll} heartbeats every third of the
+ * session timeout and applies new assignments (positions come from committed offsets, else {@code offsetReset}),
+ * {@link #close} leaves. After each poll that returned records the consumer prefetches the next records (a fetch
+ * that does not wait), so a busy consumer overlaps the network round trip with the application's work.
+ */
+public final class RemoteConsumer implements Consumer {
+    private static final Logger LOG = LoggerFactory.getLogger(RemoteConsumer.class);
+    /** Longest single long-poll; poll loops for longer timeouts so heartbeats keep flowing. */
+    private static final long MAX_FETCH_WAIT_MILLIS = 500;
+
+    private final ConsumerConfig config;
+    private final Connector connector;
+    private final long requestTimeoutMillis;
+    private final Set<TopicPartition> assignment = new TreeSet<>();
+    private final Map<TopicPartition, Long> positions = new HashMap<>();
+    private final ArrayDeque<ConsumerRecord> buffer = new ArrayDeque<>();
+    private CompletableFuture<Fetch.Response> inFlightFetch;
+    private String subscribedTopic;
+    private String memberId;
+    private int generation = -1;
+    private long lastHeartbeatNanos;
+    private boolean closed;
+
+    public RemoteConsumer(String bootstrap, ConsumerConfig config) {
+        this(ClientConfig.builder(bootstrap).clientId(config.clientId()).build(), config);
+    }
+
+    public RemoteConsumer(ClientConfig client, ConsumerConfig config) {
+        this.config = config;
+        this.connector = new Connector(client, "consumer");
+        this.requestTimeoutMillis = client.requestTimeoutMillis();
+        try {
+            connector.connected();
+        } catch (RuntimeException e) {
+            connector.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public void assign(Set<TopicPartition> partitions) {
+        ensureOpen();
+        if (subscribedTopic != null) {
+            throw new IllegalStateException("already subscribed to '" + subscribedTopic + "'; assign and subscribe are exclusive");
+        }
+        applyAssignment(new TreeSet<>(partitions));
+    }
+
+    @Override
+    public void subscribe(String topic) {
+        ensureOpen();
+        if (config.groupId() == null) {
+            throw SluiceException.InvalidConfigException.of("groupId", null, "must be set to subscribe");
+        }
+        if (subscribedTopic != null && !subscribedTopic.equals(topic)) {
+            throw new IllegalStateException("already subscribed to '" + subscribedTopic + "'");
+        }
+        subscribedTopic = topic;
+        join();
+    }
+
+    @Override
+    public Set<TopicPartition> assignment() {
+        return Collections.unmodifiableSet(new TreeSet<>(assignment));
+    }
+
+    @Override
+    public void seek(TopicPartition partition, long offset) {
+        requireAssigned(partition);
+        positions.put(partition, offset);
+    }
+
+    @Override
+    public void seekToBeginning(Set<TopicPartition> partitions) {
+        for (TopicPartition tp : partitions) {
+            seek(tp, listOffsets(tp).startOffset());
+        }
+    }
+
+    @Override
+    public void seekToEnd(Set<TopicPartition> partitions) {
+        for (TopicPartition tp : partitions) {
+            seek(tp, listOffsets(tp).endOffset());
+        }
+    }
+
+    /**
+     * Binary search over single-record fetches (O(log n) round trips), relying on timestamps growing with offsets as
+     * they do when the broker stamps events.
+     */
+    @Override
+    public void seekToTimestamp(TopicPartition partition, long epochMillis) {
+        requireAssigned(partition);
+        ListOffsets.PartitionOffsets range = listOffsets(partition);
+        long lo = range.startOffset();
+        long hi = range.endOffset();
+        while (lo < hi) {
+            long mid = lo + (hi - lo) / 2;
+            ConsumerRecord r = fetchOne(partition, mid);
+            if (r == null) {
+                hi = mid;
+            } else if (r.timestamp() < epochMillis) {
+                lo = r.offset() + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        positions.put(partition, lo);
+    }
+
+    @Override
+    public long position(TopicPartition partition) {
+        requireAssigned(partition);
+        return positions.get(partition);
+    }
+
+    @Override
+    public List<ConsumerRecord> poll(Duration timeout) {
+        ensureOpen();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            maybeHeartbeat();
+            List<ConsumerRecord> records = drainBuffer();
+            if (!records.isEmpty()) {
+                if (inFlightFetch == null) {
+                    inFlightFetch = sendFetch(0);
+                }
+                return records;
+            }
+            long leftNanos = deadline - System.nanoTime();
+            if (assignment.isEmpty()) {
+                if (leftNanos <= 0) {
+                    return List.of();
+                }
+                // nothing assigned yet (group rebalancing): wait for the next heartbeat, not longer than the timeout
+                LockSupport.parkNanos(Math.min(leftNanos, heartbeatIntervalNanos()));
+                continue;
+            }
+            if (inFlightFetch == null) {
+                long waitMillis = Math.max(0, Math.min(TimeUnit.NANOSECONDS.toMillis(leftNanos), MAX_FETCH_WAIT_MILLIS));
+                inFlightFetch = sendFetch((int) waitMillis);
+            }
+            absorb(awaitFetch());
+            if (buffer.isEmpty() && deadline - System.nanoTime() <= 0) {
+                return List.of();
+            }
+        }
+    }
+
+    @Override
+    public void commitSync() {
+        Map<TopicPartition, Long> offsets = new LinkedHashMap<>();
+        for (TopicPartition tp : assignment) {
+            offsets.put(tp, positions.get(tp));
+        }
+        commitSync(offsets);
+    }
+
+    @Override
+    public void commitSync(Map<TopicPartition, Long> offsets) {
+        ensureOpen();
+        if (config.groupId() == null) {
+            throw SluiceException.InvalidConfigException.of("groupId", null, "must be set to commit");
+        }
+        if (offsets.isEmpty()) {
+            return;
+        }
+        call(ApiKey.OFFSET_COMMIT, new OffsetCommit.Request(config.groupId(), offsets)::encode, in -> Boolean.TRUE);
+    }
+
+    @Override
+    public OptionalLong committed(TopicPartition partition) {
+        if (config.groupId() == null) {
+            return OptionalLong.empty();
+        }
+        long offset = committedOffsets(List.of(partition)).getOrDefault(partition, OffsetFetch.NO_OFFSET);
+        return offset == OffsetFetch.NO_OFFSET ? OptionalLong.empty() : OptionalLong.of(offset);
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            if (memberId != null) {
+                ClientConnection c = connector.current();
+                if (c != null && c.isActive()) {
+                    c.call(ApiKey.LEAVE_GROUP, new Groups.MemberRequest(config.groupId(), memberId)::encode, in -> Boolean.TRUE,
+                            requestTimeoutMillis);
+                }
+            }
+        } catch (SluiceException e) {
+            LOG.info("leaving group '{}' failed ({}); the broker expires the member after its session timeout", config.groupId(), e.getMessage());
+        } finally {
+            connector.close();
+        }
+    }
+
+    // ------------------------------------------------------------------ fetching
+
+    private CompletableFuture<Fetch.Response> sendFetch(int maxWaitMillis) {
+        List<Fetch.PartitionRequest> partitions = new ArrayList<>(assignment.size());
+        for (TopicPartition tp : assignment) {
+            partitions.add(new Fetch.PartitionRequest(tp, positions.get(tp), config.maxPollBytes()));
+        }
+        Fetch.Request request = new Fetch.Request(maxWaitMillis, config.maxPollBytes(), partitions);
+        return connector.connected().request(ApiKey.FETCH, request::encode, Fetch.Response::decode);
+    }
+
+    private Fetch.Response awaitFetch() {
+        CompletableFuture<Fetch.Response> f = inFlightFetch;
+        inFlightFetch = null;
+        return await(f, MAX_FETCH_WAIT_MILLIS + requestTimeoutMillis, ApiKey.FETCH);
+    }
+
+    private void absorb(Fetch.Response response) {
+        for (Fetch.PartitionData p : response.partitions()) {
+            TopicPartition tp = p.partition();
+            Long position = positions.get(tp);
+            if (position == null) {
+                continue;
+            }
+            if (p.error() == SluiceException.Code.OFFSET_OUT_OF_RANGE) {
+                if (config.offsetReset() == OffsetReset.NONE) {
+                    throw new SluiceException.OffsetOutOfRangeException(p.errorMessage());
+                }
+                long reset = config.offsetReset() == OffsetReset.EARLIEST ? p.startOffset() : p.endOffset();
+                LOG.info("{}: {}; resetting to {} ({})", tp, p.errorMessage(), reset, config.offsetReset());
+                positions.put(tp, reset);
+                continue;
+            }
+            if (p.error() != SluiceException.Code.NONE) {
+                throw SluiceException.fromCode(p.error(), tp + ": " + p.errorMessage());
+            }
+            if (!p.records().isEmpty() && p.records().get(0).offset() == position) {
+                buffer.addAll(p.records());
+            }
+        }
+    }
+
+    /** Up to maxPollRecords buffered records that still follow their partition's position. */
+    private List<ConsumerRecord> drainBuffer() {
+        if (buffer.isEmpty()) {
+            return List.of();
+        }
+        List<ConsumerRecord> out = new ArrayList<>(Math.min(buffer.size(), config.maxPollRecords()));
+        ConsumerRecord r;
+        while (out.size() < config.maxPollRecords() && (r = buffer.poll()) != null) {
+            TopicPartition tp = r.topicPartition();
+            Long position = positions.get(tp);
+            if (position != null && r.offset() == position) {
+                out.add(r);
+                positions.put(tp, position + 1);
+            }
+        }
+        return out;
+    }
+
+    private ConsumerRecord fetchOne(TopicPartition tp, long offset) {
+        Fetch.Request request = new Fetch.Request(0, 1, List.of(new Fetch.PartitionRequest(tp, offset, 1)));
+        Fetch.Response response = call(ApiKey.FETCH, request::encode, Fetch.Response::decode);
+        Fetch.PartitionData p = response.partitions().get(0);
+        if (p.error() != SluiceException.Code.NONE) {
+            throw SluiceException.fromCode(p.error(), p.errorMessage());
+        }
+        return p.records().isEmpty() ? null : p.records().get(0);
+    }
+
+    // ------------------------------------------------------------------ groups and offsets
+
+    private void join() {
+        ConsumerGroups.Membership m = call(ApiKey.JOIN_GROUP,
+                new Groups.JoinRequest(config.groupId(), subscribedTopic, memberId, config.clientId(),
+                        (int) Math.min(Integer.MAX_VALUE, config.sessionTimeoutMillis()))::encode,
+                in -> Groups.readMembership(in, config.groupId()));
+        onMembership(m);
+    }
+
+    private void maybeHeartbeat() {
+        if (memberId == null || System.nanoTime() - lastHeartbeatNanos < heartbeatIntervalNanos()) {
+            return;
+        }
+        try {
+            ConsumerGroups.Membership m = call(ApiKey.HEARTBEAT, new Groups.MemberRequest(config.groupId(), memberId)::encode,
+                    in -> Groups.readMembership(in, config.groupId()));
+            onMembership(m);
+        } catch (SluiceException e) {
+            if (e.code() != SluiceException.Code.UNKNOWN_MEMBER) {
+                throw e;
+            }
+            LOG.info("member {} of group '{}' expired; rejoining", memberId, config.groupId());
+            memberId = null;
+            join();
+        }
+    }
+
+    private void onMembership(ConsumerGroups.Membership m) {
+        lastHeartbeatNanos = System.nanoTime();
+        memberId = m.memberId();
+        if (m.generation() != generation || !m.assignment().equals(assignment)) {
+            generation = m.generation();
+            applyAssignment(new TreeSet<>(m.assignment()));
+        }
+    }
+
+    private long heartbeatIntervalNanos() {
+        return TimeUnit.MILLISECONDS.toNanos(Math.max(1, config.sessionTimeoutMillis() / 3));
+    }
+
+    private void applyAssignment(Set<TopicPartition> next) {
+        if (inFlightFetch != null) {
+            // its positions may belong to the old assignment: finish it and drop what it brought
+            try {
+                awaitFetch();
+            } catch (SluiceException e) {
+                LOG.debug("discarding prefetch after reassignment: {}", e.getMessage());
+            }
+        }
+        buffer.clear();
+        positions.keySet().retainAll(next);
+        assignment.clear();
+        assignment.addAll(next);
+        List<TopicPartition> fresh = new ArrayList<>();
+        for (TopicPartition tp : next) {
+            if (!positions.containsKey(tp)) {
+                fresh.add(tp);
+            }
+        }
+        if (fresh.isEmpty()) {
+            return;
+        }
+        Map<TopicPartition, Long> committed = config.groupId() == null ? Map.of() : committedOffsets(fresh);
+        for (TopicPartition tp : fresh) {
+            long offset = committed.getOrDefault(tp, OffsetFetch.NO_OFFSET);
+            if (offset == OffsetFetch.NO_OFFSET) {
+                ListOffsets.PartitionOffsets range = listOffsets(tp);
+                offset = switch (config.offsetReset()) {
+                    case EARLIEST -> range.startOffset();
+                    case LATEST -> range.endOffset();
+                    case NONE -> throw new SluiceException.OffsetOutOfRangeException(
+                            "no committed offset for " + tp + " and offsetReset is NONE");
+                };
+            }
+            positions.put(tp, offset);
+        }
+    }
+
+    private Map<TopicPartition, Long> committedOffsets(List<TopicPartition> partitions) {
+        return call(ApiKey.OFFSET_FETCH, new OffsetFetch.Request(config.groupId(), partitions)::encode,
+                OffsetFetch.Response::decode).offsets();
+    }
+
+    private ListOffsets.PartitionOffsets listOffsets(TopicPartition tp) {
+        return call(ApiKey.LIST_OFFSETS, new ListOffsets.Request(tp.topic(), List.of(tp.partition()))::encode,
+                ListOffsets.Response::decode).partitions().get(0);
+    }
+
+    // ------------------------------------------------------------------ plumbing
+
+    private <T> T call(ApiKey api, java.util.function.Consumer<ByteBuf> body, Function<ByteBuf, T> decoder) {
+        return connector.connected().call(api, body, decoder, requestTimeoutMillis);
+    }
+
+    private <T> T await(CompletableFuture<T> future, long timeoutMillis, ApiKey api) {
+        try {
+            return future.get(timeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SluiceException(SluiceException.Code.TIMEOUT, api + " interrupted");
+        } catch (TimeoutException e) {
+            throw new SluiceException(SluiceException.Code.TIMEOUT, api + " got no answer within " + timeoutMillis + " ms");
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof SluiceException se) {
+                throw se;
+            }
+            throw new SluiceException(SluiceException.Code.UNKNOWN, api + " failed: " + e.getCause(), e.getCause());
+        }
+    }
+
+    private void requireAssigned(TopicPartition tp) {
+        if (!assignment.contains(tp)) {
+            throw new IllegalStateException(tp + " is not assigned to this consumer (assignment: " + assignment + ")");
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new SluiceException.ClosedException("consumer is closed");
+        }
+    }
+}

@@ -1,0 +1,198 @@
+package io.sluice.net.client;
+
+import io.sluice.core.ProducerConfig;
+import io.sluice.core.Producer;
+import io.sluice.core.ProducerRecord;
+import io.sluice.core.RecordMetadata;
+import io.sluice.core.SendCallback;
+import io.sluice.core.SluiceException;
+import io.sluice.net.client.internal.BufferMemory;
+import io.sluice.net.client.internal.Connector;
+import io.sluice.net.client.internal.Murmur2;
+import io.sluice.net.client.internal.ProducerSender;
+import io.sluice.net.protocol.RecordCodec;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A {@link Producer} that sends to a Sluice broker over the network: the same interface as the embedded producer,
+ * so switching is a change of constructor:
+ * <pre>{@code
+ * Producer producer = broker.newProducer(ProducerConfig.DEFAULT);                       // embedded
+ * Producer producer = new RemoteProducer("127.0.0.1:7070", ProducerConfig.DEFAULT);     // networked
+ * }</pre>
+ *
+ * <p>Thread-safe. {@code send} resolves the partition (fetching the topic's partition count once, blocking), takes
+ * buffer memory (blocking up to {@link ProducerConfig#maxBlockMillis()} when {@code bufferMemoryBytes} are held,
+ * then failing with {@link SluiceException.BackPressureException}) and queues the record for the producer's I/O
+ * thread, which batches per partition (see {@link RemoteProducerConfig}). Callbacks and futures complete on that
+ * I/O thread in send order per partition: keep them short.
+ *
+ * <p>Connection loss fails the records in flight with {@link SluiceException.ClosedException} (they may or may not
+ * have been stored); the next {@code send} reconnects.
+ */
+public final class RemoteProducer implements Producer {
+    private final RemoteProducerConfig config;
+    private final Connector connector;
+    private final BufferMemory memory;
+    private final ProducerSender sender;
+    private final AtomicInteger roundRobin = new AtomicInteger();
+    /** Sends between their closed-check and their enqueue; close waits for them so none is stranded. */
+    private final AtomicInteger sendsInProgress = new AtomicInteger();
+    private volatile boolean closed;
+
+    public RemoteProducer(String bootstrap, ProducerConfig config) {
+        this(RemoteProducerConfig.builder(ClientConfig.of(bootstrap)).producer(config).build());
+    }
+
+    /** Connects at once (so a wrong address fails here, not at the first send). */
+    public RemoteProducer(RemoteProducerConfig config) {
+        this.config = config;
+        this.connector = new Connector(config.client(), "producer");
+        this.memory = new BufferMemory(config.bufferMemoryBytes());
+        this.sender = new ProducerSender(connector.eventLoop(), config.producer().acks(), config.batchSizeBytes(),
+                config.lingerMicros(), config.maxInFlightRequests(), config.client().requestTimeoutMillis(), memory,
+                connector::current);
+        try {
+            connector.connected();
+        } catch (RuntimeException e) {
+            connector.close();
+            throw e;
+        }
+    }
+
+    public RemoteProducerConfig config() {
+        return config;
+    }
+
+    /** Bytes of records currently held (queued, batched or awaiting acknowledgement). */
+    public long bufferedBytes() {
+        return memory.used();
+    }
+
+    @Override
+    public CompletableFuture<RecordMetadata> send(ProducerRecord record) {
+        CompletableFuture<RecordMetadata> future = new CompletableFuture<>();
+        long timestamp = timestampOf(record);
+        send(record, timestamp, (partition, offset, error) -> {
+            if (error != null) {
+                future.completeExceptionally(error);
+            } else {
+                future.complete(new RecordMetadata(record.topic(), partition, offset, timestamp));
+            }
+        }, true);
+        return future;
+    }
+
+    @Override
+    public void send(ProducerRecord record, SendCallback callback) {
+        send(record, timestampOf(record), callback, true);
+    }
+
+    /**
+     * Never waits for buffer memory (the first send to a topic may still wait for its partition count).
+     */
+    @Override
+    public long trySend(ProducerRecord record, SendCallback callback) {
+        return send(record, timestampOf(record), callback, false);
+    }
+
+    @Override
+    public List<CompletableFuture<RecordMetadata>> sendBatch(List<ProducerRecord> records) {
+        List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>(records.size());
+        for (ProducerRecord r : records) {
+            futures.add(send(r));
+        }
+        return futures;
+    }
+
+    private long send(ProducerRecord record, long timestamp, SendCallback callback, boolean block) {
+        sendsInProgress.incrementAndGet();
+        try {
+            if (closed) {
+                if (!block) {
+                    return CLOSED;
+                }
+                callback.onCompletion(-1, -1, new SluiceException.ClosedException("producer is closed"));
+                return CLOSED;
+            }
+            int size = RecordCodec.producedSize(record);
+            ProducerRecord routed;
+            try {
+                if (size > config.maxRecordBytes()) {
+                    throw new SluiceException.RecordTooLargeException("record of " + size + " bytes exceeds maxRecordBytes="
+                            + config.maxRecordBytes());
+                }
+                connector.connected();
+                routed = record.withPartition(partitionFor(record));
+                if (block) {
+                    memory.acquire(size, config.producer().maxBlockMillis());
+                } else if (!memory.tryAcquire(size)) {
+                    return BACK_PRESSURED;
+                }
+            } catch (SluiceException e) {
+                if (!block) {
+                    throw e;
+                }
+                callback.onCompletion(-1, -1, e);
+                return ACCEPTED;
+            }
+            sender.append(routed, timestamp, size, callback);
+            return ACCEPTED;
+        } finally {
+            sendsInProgress.decrementAndGet();
+        }
+    }
+
+    private int partitionFor(ProducerRecord record) {
+        int count = connector.partitionCount(record.topic());
+        Integer explicit = record.partition();
+        if (explicit != null) {
+            if (explicit < 0 || explicit >= count) {
+                throw new SluiceException(SluiceException.Code.INVALID_REQUEST, "partition " + explicit + " does not exist: topic '"
+                        + record.topic() + "' has " + count + " partitions");
+            }
+            return explicit;
+        }
+        if (record.key() != null && config.producer().partitioner() == ProducerConfig.Partitioner.KEY_HASH) {
+            return Murmur2.partition(record.key(), count);
+        }
+        return (roundRobin.getAndIncrement() & 0x7fffffff) % count;
+    }
+
+    private static long timestampOf(ProducerRecord record) {
+        return record.timestamp() == ProducerRecord.NO_TIMESTAMP ? System.currentTimeMillis() : record.timestamp();
+    }
+
+    @Override
+    public void flush() {
+        try {
+            sender.flushMarker().get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SluiceException(SluiceException.Code.TIMEOUT, "interrupted while flushing");
+        } catch (ExecutionException e) {
+            throw new SluiceException(SluiceException.Code.UNKNOWN, "flush failed: " + e.getCause(), e.getCause());
+        }
+    }
+
+    /** Stops accepting sends, waits until everything accepted was acknowledged or failed, then disconnects. */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        while (sendsInProgress.get() > 0) {
+            Thread.onSpinWait();
+        }
+        flush();
+        connector.close();
+    }
+}

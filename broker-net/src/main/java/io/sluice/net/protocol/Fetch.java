@@ -1,0 +1,111 @@
+package io.sluice.net.protocol;
+
+import io.netty.buffer.ByteBuf;
+import io.sluice.core.ConsumerRecord;
+import io.sluice.core.SluiceException;
+import io.sluice.core.TopicPartition;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * FETCH: records from one or more partitions, each from an offset; long-polls up to {@code maxWaitMillis} until at
+ * least one partition has a record.
+ * <pre>
+ * request:  maxWaitMillis int32 | maxBytes int32 | partitions array of
+ *              topic string | partition int32 | offset int64 | partitionMaxBytes int32
+ * response: partitions array of
+ *              topic string | partition int32 | errorCode int16 | errorMessage string (null when 0)
+ *              | startOffset int64 | endOffset int64 | records array of fetched records
+ * </pre>
+ * {@code maxBytes} and {@code partitionMaxBytes} bound key+value bytes; at least one record per partition is
+ * returned when available, so a record larger than the bound still makes progress.
+ */
+public final class Fetch {
+    private Fetch() {
+    }
+
+    public record PartitionRequest(TopicPartition partition, long offset, int maxBytes) {
+    }
+
+    public record Request(int maxWaitMillis, int maxBytes, List<PartitionRequest> partitions) {
+        public void encode(ByteBuf out) {
+            out.writeInt(maxWaitMillis);
+            out.writeInt(maxBytes);
+            out.writeInt(partitions.size());
+            for (PartitionRequest p : partitions) {
+                Wire.writeString(out, p.partition().topic());
+                out.writeInt(p.partition().partition());
+                out.writeLong(p.offset());
+                out.writeInt(p.maxBytes());
+            }
+        }
+
+        public static Request decode(ByteBuf in) {
+            int maxWait = Wire.readInt(in);
+            int maxBytes = Wire.readInt(in);
+            if (maxWait < 0 || maxBytes <= 0) {
+                throw new ProtocolException("maxWaitMillis must be >= 0 and maxBytes > 0, got " + maxWait + " and " + maxBytes);
+            }
+            int count = Wire.readCount(in, 2 + 4 + 8 + 4, "partition");
+            List<PartitionRequest> partitions = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                String topic = Wire.readRequiredString(in, "topic");
+                int partition = Wire.readInt(in);
+                long offset = Wire.readLong(in);
+                int partMax = Wire.readInt(in);
+                if (partition < 0 || offset < 0 || partMax <= 0) {
+                    throw new ProtocolException("invalid fetch partition " + topic + "-" + partition + " offset " + offset + " maxBytes " + partMax);
+                }
+                partitions.add(new PartitionRequest(new TopicPartition(topic, partition), offset, partMax));
+            }
+            Wire.expectEnd(in, "fetch request");
+            return new Request(maxWait, maxBytes, partitions);
+        }
+    }
+
+    public record PartitionData(TopicPartition partition, SluiceException.Code error, String errorMessage,
+                                long startOffset, long endOffset, List<ConsumerRecord> records) {
+    }
+
+    /** Decoded by clients; the server writes this layout directly while it reads the journal. */
+    public record Response(List<PartitionData> partitions) {
+        /** Writes a partition header and returns the index of its record count, to patch with {@link #patchCount}. */
+        public static int writePartitionHeader(ByteBuf out, TopicPartition tp, SluiceException.Code error, String message,
+                                               long startOffset, long endOffset) {
+            Wire.writeString(out, tp.topic());
+            out.writeInt(tp.partition());
+            out.writeShort(error.id);
+            Wire.writeString(out, error == SluiceException.Code.NONE ? null : message);
+            out.writeLong(startOffset);
+            out.writeLong(endOffset);
+            int countIndex = out.writerIndex();
+            out.writeInt(0);
+            return countIndex;
+        }
+
+        public static void patchCount(ByteBuf out, int countIndex, int count) {
+            out.setInt(countIndex, count);
+        }
+
+        public static Response decode(ByteBuf in) {
+            int count = Wire.readCount(in, 2 + 4 + 2 + 2 + 8 + 8 + 4, "partition");
+            List<PartitionData> partitions = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                String topic = Wire.readRequiredString(in, "topic");
+                int partition = Wire.readInt(in);
+                SluiceException.Code error = SluiceException.Code.of(Wire.readShort(in));
+                String message = Wire.readString(in);
+                long start = Wire.readLong(in);
+                long end = Wire.readLong(in);
+                int records = Wire.readCount(in, RecordCodec.MIN_FETCHED_RECORD_SIZE, "record");
+                List<ConsumerRecord> list = new ArrayList<>(records);
+                for (int r = 0; r < records; r++) {
+                    list.add(RecordCodec.readFetched(in, topic, partition));
+                }
+                partitions.add(new PartitionData(new TopicPartition(topic, partition), error, message, start, end, list));
+            }
+            return new Response(partitions);
+        }
+    }
+}

@@ -1,0 +1,47 @@
+package io.sluice.net.protocol;
+
+import io.netty.buffer.ByteBuf;
+import io.sluice.core.TopicPartition;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * OFFSET_COMMIT: persists a group's next-offsets (durable once answered).
+ * <pre>
+ * request:  groupId string | offsets array of  topic string | partition int32 | offset int64
+ * response: (empty)
+ * </pre>
+ */
+public final class OffsetCommit {
+    private OffsetCommit() {
+    }
+
+    public record Request(String groupId, Map<TopicPartition, Long> offsets) {
+        public void encode(ByteBuf out) {
+            Wire.writeString(out, groupId);
+            out.writeInt(offsets.size());
+            offsets.forEach((tp, offset) -> {
+                Wire.writeString(out, tp.topic());
+                out.writeInt(tp.partition());
+                out.writeLong(offset);
+            });
+        }
+
+        public static Request decode(ByteBuf in) {
+            String groupId = Wire.readRequiredString(in, "groupId");
+            int count = Wire.readCount(in, 2 + 4 + 8, "offset");
+            Map<TopicPartition, Long> offsets = new LinkedHashMap<>();
+            for (int i = 0; i < count; i++) {
+                TopicPartition tp = Groups.readPartition(in);
+                long offset = Wire.readLong(in);
+                if (offset < 0) {
+                    throw new ProtocolException("negative offset " + offset + " for " + tp);
+                }
+                offsets.put(tp, offset);
+            }
+            Wire.expectEnd(in, "offset commit request");
+            return new Request(groupId, offsets);
+        }
+    }
+}

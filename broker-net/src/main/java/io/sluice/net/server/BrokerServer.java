@@ -1,0 +1,181 @@
+package io.sluice.net.server;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.sluice.core.Broker;
+import io.sluice.core.SluiceException;
+import io.sluice.net.internal.Transport;
+import io.sluice.net.protocol.FrameDecoder;
+import io.sluice.net.server.internal.ConnectionLimiter;
+import io.sluice.net.server.internal.RequestHandler;
+import io.sluice.net.server.internal.ServerContext;
+import io.sluice.net.server.internal.ServerCounters;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The binary-protocol server (see {@code docs/PROTOCOL.md}) in front of an embedded core {@link Broker}.
+ *
+ * <pre>{@code
+ * try (Broker broker = Broker.open(BrokerConfig.builder(Path.of("data")).build());
+ *      BrokerServer server = BrokerServer.start(broker, BrokerServerConfig.builder().port(7070).build())) {
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p>Threads: a boss thread {@code sluice-broker-accept}, {@code ioThreads} event loops {@code sluice-broker-io-*}
+ * (each connection lives on one) and one {@code sluice-broker-admin} thread for calls that touch files.
+ *
+ * <p>{@link #close()} stops accepting, lets every connection answer what it already received (cutting long-poll
+ * fetches short), closes connections, and stops the threads; it does not close the core broker, which belongs to
+ * the caller (close it afterwards: it drains what was accepted to the journal). Idempotent.
+ */
+public final class BrokerServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(BrokerServer.class);
+
+    private final BrokerServerConfig config;
+    private final Transport transport;
+    private final EventLoopGroup bossGroup;
+    private final EventLoopGroup ioGroup;
+    private final ExecutorService admin;
+    private final ChannelGroup channels = new DefaultChannelGroup("sluice-broker-connections", GlobalEventExecutor.INSTANCE);
+    private final ServerCounters counters = new ServerCounters();
+    private final ServerContext context;
+    private final Channel serverChannel;
+    private boolean closed;
+
+    private BrokerServer(Broker broker, BrokerServerConfig config) {
+        this.config = config;
+        this.transport = Transport.select(config.preferNativeTransport());
+        this.admin = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "sluice-broker-admin");
+            t.setDaemon(true);
+            return t;
+        });
+        this.context = new ServerContext(broker, config, counters, channels, admin);
+        this.bossGroup = transport.newGroup(1, "sluice-broker-accept");
+        this.ioGroup = transport.newGroup(config.ioThreads(), "sluice-broker-io");
+        ConnectionLimiter limiter = new ConnectionLimiter(context);
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(bossGroup, ioGroup)
+                .channel(transport.serverChannel())
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 << 10, 1 << 20))
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ChannelPipeline p = ch.pipeline();
+                        p.addLast("limit", limiter);
+                        if (config.sslContext() != null) {
+                            p.addLast("tls", config.sslContext().newHandler(ch.alloc()));
+                        }
+                        if (config.idleTimeoutMillis() > 0) {
+                            p.addLast("idle", new IdleStateHandler(0, 0, config.idleTimeoutMillis(), TimeUnit.MILLISECONDS));
+                        }
+                        p.addLast("frames", FrameDecoder.forRequests(config.maxFrameSize()));
+                        p.addLast("requests", new RequestHandler(context));
+                    }
+                });
+        try {
+            this.serverChannel = bootstrap.bind(config.bindAddress(), config.port()).syncUninterruptibly().channel();
+        } catch (RuntimeException e) {
+            shutdownThreads();
+            context.close();
+            throw new SluiceException(SluiceException.Code.INVALID_CONFIG,
+                    "cannot listen on " + config.bindAddress() + ":" + config.port() + ": " + e.getMessage(), e);
+        }
+        if (!isLoopback(config.bindAddress()) && config.authToken() == null) {
+            LOG.warn("listening on {} without authentication: any host that reaches this port can produce and consume",
+                    config.bindAddress());
+        }
+        LOG.info("broker listening on {} ({} transport, {})", serverChannel.localAddress(), transport, config);
+    }
+
+    /** Binds and starts serving; fails with {@link SluiceException} if the address cannot be bound. */
+    public static BrokerServer start(Broker broker, BrokerServerConfig config) {
+        return new BrokerServer(broker, config);
+    }
+
+    public BrokerServerConfig config() {
+        return config;
+    }
+
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) serverChannel.localAddress();
+    }
+
+    /** The bound port (useful with port 0). */
+    public int port() {
+        return localAddress().getPort();
+    }
+
+    /** The transport in use: EPOLL or NIO. */
+    public String transport() {
+        return transport.name();
+    }
+
+    public ServerStats stats() {
+        return counters.snapshot();
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.shutdownTimeoutMillis());
+        serverChannel.close().syncUninterruptibly();
+        for (Channel ch : channels) {
+            RequestHandler handler = ch.pipeline().get(RequestHandler.class);
+            if (handler != null) {
+                ch.eventLoop().execute(handler::beginDrain);
+            }
+        }
+        while (!channels.isEmpty() && System.nanoTime() < deadline) {
+            channels.newCloseFuture().awaitUninterruptibly(10, TimeUnit.MILLISECONDS);
+        }
+        if (!channels.isEmpty()) {
+            LOG.warn("closing {} connections that did not finish within shutdownTimeoutMillis={}", channels.size(),
+                    config.shutdownTimeoutMillis());
+            channels.close().awaitUninterruptibly();
+        }
+        shutdownThreads();
+        context.close();
+        LOG.info("broker server stopped: {}", counters.snapshot());
+    }
+
+    private void shutdownThreads() {
+        bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        ioGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        admin.shutdown();
+        try {
+            if (!admin.awaitTermination(5, TimeUnit.SECONDS)) {
+                LOG.warn("admin thread did not stop within 5 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static boolean isLoopback(String address) {
+        return address.equals("127.0.0.1") || address.equals("localhost") || address.equals("::1") || address.startsWith("127.");
+    }
+}

@@ -1,0 +1,119 @@
+package io.sluice.net.server.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.sluice.core.Broker;
+import io.sluice.core.PartitionReader;
+import io.sluice.core.SluiceException;
+import io.sluice.core.TopicPartition;
+import io.sluice.net.protocol.Fetch;
+import io.sluice.net.protocol.RecordCodec;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One FETCH request, on the connection's event loop. Answers at once when any requested partition has records
+ * (or an error); otherwise re-checks {@link Broker#endOffset} on the event loop's scheduler, backing off from
+ * {@link #MIN_RECHECK_MICROS} to {@link #MAX_RECHECK_MICROS}, until data arrives or {@code maxWaitMillis} passed.
+ * Records are copied from the connection's partition reader straight into the response buffer.
+ *
+ * <p>Response size: at most {@code maxBytes} of key+value bytes plus {@link RecordCodec#MIN_FETCHED_RECORD_SIZE} of
+ * framing per record, bounded by reading at most {@code maxBytes / MIN_FETCHED_RECORD_SIZE} records; so a response
+ * stays under about {@code 2 * maxBytes} plus partition headers.
+ */
+final class FetchOperation implements Runnable {
+    private static final long MIN_RECHECK_MICROS = 50;
+    private static final long MAX_RECHECK_MICROS = 2_000;
+
+    private final RequestHandler conn;
+    private final long sequence;
+    private final int correlationId;
+    private final Fetch.Request request;
+    private final long deadlineNanos;
+    private long recheckMicros = MIN_RECHECK_MICROS;
+
+    FetchOperation(RequestHandler conn, long sequence, int correlationId, Fetch.Request request) {
+        this.conn = conn;
+        this.sequence = sequence;
+        this.correlationId = correlationId;
+        this.request = request;
+        this.deadlineNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(request.maxWaitMillis());
+    }
+
+    @Override
+    public void run() {
+        if (!conn.ctx().channel().isActive()) {
+            return;
+        }
+        if (conn.draining || hasDataOrError() || System.nanoTime() - deadlineNanos >= 0) {
+            respond();
+            return;
+        }
+        conn.ctx().executor().schedule(this, recheckMicros, TimeUnit.MICROSECONDS);
+        recheckMicros = Math.min(recheckMicros * 2, MAX_RECHECK_MICROS);
+    }
+
+    private boolean hasDataOrError() {
+        Broker broker = conn.server.broker;
+        for (Fetch.PartitionRequest p : request.partitions()) {
+            try {
+                if (broker.endOffset(p.partition()) != p.offset()) {
+                    return true;
+                }
+            } catch (RuntimeException e) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void respond() {
+        conn.succeed(sequence, correlationId, this::write);
+    }
+
+    private void write(ByteBuf out) {
+        Broker broker = conn.server.broker;
+        int remaining = request.maxBytes();
+        out.writeInt(request.partitions().size());
+        for (Fetch.PartitionRequest p : request.partitions()) {
+            TopicPartition tp = p.partition();
+            long start;
+            long end;
+            try {
+                start = broker.startOffset(tp);
+                end = broker.endOffset(tp);
+            } catch (SluiceException e) {
+                Fetch.Response.writePartitionHeader(out, tp, e.code(), e.getMessage(), -1, -1);
+                continue;
+            }
+            if (p.offset() < start || p.offset() > end) {
+                Fetch.Response.writePartitionHeader(out, tp, SluiceException.Code.OFFSET_OUT_OF_RANGE,
+                        "offset " + p.offset() + " is outside [" + start + ", " + end + "]", start, end);
+                continue;
+            }
+            int headerStart = out.writerIndex();
+            int countIndex = Fetch.Response.writePartitionHeader(out, tp, SluiceException.Code.NONE, null, start, end);
+            if (p.offset() == end || remaining <= 0) {
+                continue;
+            }
+            int budget = Math.min(remaining, p.maxBytes());
+            int mark = out.writerIndex();
+            int count;
+            try {
+                PartitionReader reader = conn.reader(tp);
+                if (reader.position() != p.offset()) {
+                    reader.seek(p.offset());
+                }
+                count = reader.read(Math.max(1, budget / RecordCodec.MIN_FETCHED_RECORD_SIZE), budget,
+                        r -> RecordCodec.writeFetched(out, r));
+            } catch (SluiceException e) {
+                // a read failure (for example the partition was truncated by retention): report it instead
+                out.writerIndex(headerStart);
+                Fetch.Response.writePartitionHeader(out, tp, e.code(), e.getMessage(), start, end);
+                continue;
+            }
+            Fetch.Response.patchCount(out, countIndex, count);
+            conn.server.counters.fetchedRecords.add(count);
+            remaining -= out.writerIndex() - mark;
+        }
+    }
+}

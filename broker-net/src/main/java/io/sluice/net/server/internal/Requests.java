@@ -1,0 +1,170 @@
+package io.sluice.net.server.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.sluice.core.Broker;
+import io.sluice.core.ConsumerGroups;
+import io.sluice.core.SluiceException;
+import io.sluice.core.TopicDescription;
+import io.sluice.core.TopicPartition;
+import io.sluice.net.protocol.ApiKey;
+import io.sluice.net.protocol.ApiVersions;
+import io.sluice.net.protocol.Authenticate;
+import io.sluice.net.protocol.CreateTopic;
+import io.sluice.net.protocol.Fetch;
+import io.sluice.net.protocol.Groups;
+import io.sluice.net.protocol.ListOffsets;
+import io.sluice.net.protocol.Metadata;
+import io.sluice.net.protocol.OffsetCommit;
+import io.sluice.net.protocol.OffsetFetch;
+import io.sluice.net.protocol.Produce;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * Decodes each request body and runs it against the core broker. Produce and fetch run on the event loop (they never
+ * block); calls that may touch files run on the admin thread behind a barrier, so the next request on the
+ * connection starts only after them (a pipelined create-topic followed by a produce works).
+ */
+final class Requests {
+    static final String SERVER_VERSION = "sluice-0.1.0";
+
+    private Requests() {
+    }
+
+    static void dispatch(RequestHandler conn, ApiKey api, long seq, int cid, ByteBuf body) {
+        Broker broker = conn.server.broker;
+        switch (api) {
+            case API_VERSIONS -> conn.succeed(seq, cid, ApiVersions.Response.current(SERVER_VERSION)::encode);
+            case AUTHENTICATE -> {
+                Authenticate.Request r = Authenticate.Request.decode(body);
+                boolean ok = !conn.server.authRequired() || conn.server.tokenMatches(r.token());
+                conn.authenticated(ok, seq);
+                if (ok) {
+                    conn.succeed(seq, cid, out -> { });
+                } else {
+                    conn.fail(seq, cid, SluiceException.Code.AUTHENTICATION_FAILED, "invalid token");
+                }
+            }
+            case PRODUCE -> new ProduceOperation(conn, seq, cid, Produce.Request.decode(body)).start();
+            case FETCH -> new FetchOperation(conn, seq, cid, clampWait(conn, Fetch.Request.decode(body))).run();
+            case LIST_OFFSETS -> {
+                ListOffsets.Request r = ListOffsets.Request.decode(body);
+                conn.succeed(seq, cid, listOffsets(broker, r)::encode);
+            }
+            case METADATA -> {
+                Metadata.Request r = Metadata.Request.decode(body);
+                onAdminThread(conn, seq, cid, () -> metadata(broker, r)::encode);
+            }
+            case CREATE_TOPIC -> {
+                CreateTopic.Request r = CreateTopic.Request.decode(body);
+                onAdminThread(conn, seq, cid, () -> {
+                    TopicDescription d = r.ifAbsent() ? broker.createTopicIfAbsent(r.config()) : broker.createTopic(r.config());
+                    return new CreateTopic.Response(d)::encode;
+                });
+            }
+            case OFFSET_COMMIT -> {
+                OffsetCommit.Request r = OffsetCommit.Request.decode(body);
+                onAdminThread(conn, seq, cid, () -> {
+                    broker.groups().commit(r.groupId(), r.offsets());
+                    return out -> { };
+                });
+            }
+            case OFFSET_FETCH -> {
+                OffsetFetch.Request r = OffsetFetch.Request.decode(body);
+                onAdminThread(conn, seq, cid, () -> {
+                    Map<TopicPartition, Long> offsets = new LinkedHashMap<>();
+                    for (TopicPartition tp : r.partitions()) {
+                        OptionalLong committed = broker.groups().committed(r.groupId(), tp);
+                        offsets.put(tp, committed.isPresent() ? committed.getAsLong() : OffsetFetch.NO_OFFSET);
+                    }
+                    return new OffsetFetch.Response(offsets)::encode;
+                });
+            }
+            case JOIN_GROUP -> {
+                Groups.JoinRequest r = Groups.JoinRequest.decode(body);
+                onAdminThread(conn, seq, cid, () -> {
+                    ConsumerGroups.Membership m = broker.groups().join(r.groupId(), r.topic(), r.memberId(), r.clientId(), r.sessionTimeoutMillis());
+                    return out -> Groups.writeMembership(out, m);
+                });
+            }
+            case HEARTBEAT -> {
+                Groups.MemberRequest r = Groups.MemberRequest.decode(body);
+                onAdminThread(conn, seq, cid, () -> {
+                    ConsumerGroups.Membership m = broker.groups().heartbeat(r.groupId(), r.memberId());
+                    return out -> Groups.writeMembership(out, m);
+                });
+            }
+            case LEAVE_GROUP -> {
+                Groups.MemberRequest r = Groups.MemberRequest.decode(body);
+                onAdminThread(conn, seq, cid, () -> {
+                    broker.groups().leave(r.groupId(), r.memberId());
+                    return out -> { };
+                });
+            }
+        }
+    }
+
+    private static Fetch.Request clampWait(RequestHandler conn, Fetch.Request r) {
+        int cap = conn.server.config.maxFetchWaitMillis();
+        return r.maxWaitMillis() <= cap ? r : new Fetch.Request(cap, r.maxBytes(), r.partitions());
+    }
+
+    private static ListOffsets.Response listOffsets(Broker broker, ListOffsets.Request r) {
+        List<Integer> partitions = r.partitions();
+        if (partitions.isEmpty()) {
+            partitions = new ArrayList<>();
+            for (int p = 0; p < broker.partitionsOf(r.topic()).size(); p++) {
+                partitions.add(p);
+            }
+        }
+        List<ListOffsets.PartitionOffsets> result = new ArrayList<>(partitions.size());
+        for (int p : partitions) {
+            TopicPartition tp = new TopicPartition(r.topic(), p);
+            result.add(new ListOffsets.PartitionOffsets(p, broker.startOffset(tp), broker.endOffset(tp)));
+        }
+        return new ListOffsets.Response(result);
+    }
+
+    private static Metadata.Response metadata(Broker broker, Metadata.Request r) {
+        List<String> names = r.topics().isEmpty() ? broker.listTopics() : r.topics();
+        List<Metadata.TopicResult> topics = new ArrayList<>(names.size());
+        for (String name : names) {
+            try {
+                topics.add(new Metadata.TopicResult(name, SluiceException.Code.NONE, null, broker.describeTopic(name)));
+            } catch (SluiceException e) {
+                topics.add(new Metadata.TopicResult(name, e.code(), e.getMessage(), null));
+            }
+        }
+        return new Metadata.Response(topics);
+    }
+
+    /**
+     * Runs {@code call} on the admin thread; its result writes the response body. Later requests on this connection
+     * wait until it finished.
+     */
+    private static void onAdminThread(RequestHandler conn, long seq, int cid, Supplier<Consumer<ByteBuf>> call) {
+        Object barrier = new Object();
+        conn.setBarrier(barrier);
+        try {
+            conn.server.admin.execute(() -> {
+                try {
+                    Consumer<ByteBuf> body = call.get();
+                    conn.succeed(seq, cid, body);
+                } catch (RuntimeException e) {
+                    conn.fail(seq, cid, e);
+                } finally {
+                    conn.ctx().executor().execute(() -> conn.clearBarrier(barrier));
+                }
+            });
+        } catch (RuntimeException rejected) {
+            conn.setBarrier(null);
+            throw new SluiceException.ClosedException("server is shutting down");
+        }
+    }
+}

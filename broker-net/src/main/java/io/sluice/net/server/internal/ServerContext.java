@@ -1,0 +1,65 @@
+package io.sluice.net.server.internal;
+
+import io.netty.channel.group.ChannelGroup;
+import io.sluice.core.Acks;
+import io.sluice.core.Broker;
+import io.sluice.core.Producer;
+import io.sluice.core.ProducerConfig;
+import io.sluice.net.server.BrokerServerConfig;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.Executor;
+
+/**
+ * What every connection of one server shares: the core broker, one core producer per acks level (thread-safe,
+ * never blocking: connections use {@code trySend}), the admin executor for calls that touch files, the counters
+ * and the set of open channels.
+ */
+public final class ServerContext implements AutoCloseable {
+    final Broker broker;
+    final BrokerServerConfig config;
+    final ServerCounters counters;
+    final ChannelGroup channels;
+    /** Runs requests that may block on file I/O (create topic, commit, group changes) off the event loops. */
+    final Executor admin;
+    private final Map<Acks, Producer> producers = new EnumMap<>(Acks.class);
+    private final byte[] authToken;
+
+    public ServerContext(Broker broker, BrokerServerConfig config, ServerCounters counters, ChannelGroup channels,
+                         Executor admin) {
+        this.broker = broker;
+        this.config = config;
+        this.counters = counters;
+        this.channels = channels;
+        this.admin = admin;
+        for (Acks acks : Acks.values()) {
+            producers.put(acks, broker.newProducer(ProducerConfig.builder().acks(acks).maxBlockMillis(0).build()));
+        }
+        this.authToken = config.authToken() == null ? null : config.authToken().getBytes(StandardCharsets.UTF_8);
+    }
+
+    Producer producer(Acks acks) {
+        return producers.get(acks);
+    }
+
+    boolean authRequired() {
+        return authToken != null;
+    }
+
+    /** Constant-time comparison, so response timing does not leak how much of a guess was right. */
+    boolean tokenMatches(String presented) {
+        return authToken != null && presented != null
+                && MessageDigest.isEqual(authToken, presented.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Flushes and closes the producers; call after every connection closed. */
+    @Override
+    public void close() {
+        for (Producer p : producers.values()) {
+            p.close();
+        }
+    }
+}

@@ -1,0 +1,343 @@
+package io.sluice.net.client;
+
+import io.sluice.core.Acks;
+import io.sluice.core.Consumer;
+import io.sluice.core.ConsumerConfig;
+import io.sluice.core.ConsumerRecord;
+import io.sluice.core.OffsetReset;
+import io.sluice.core.Producer;
+import io.sluice.core.ProducerConfig;
+import io.sluice.core.ProducerRecord;
+import io.sluice.core.RecordMetadata;
+import io.sluice.core.SluiceException;
+import io.sluice.core.TopicConfig;
+import io.sluice.core.TopicDescription;
+import io.sluice.core.TopicPartition;
+import io.sluice.net.testing.TestBroker;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The Java client against a real BrokerServer and core Broker over loopback sockets. */
+class ClientServerTest {
+    @TempDir
+    Path dir;
+    private TestBroker broker;
+
+    @BeforeEach
+    void start() {
+        broker = TestBroker.start(dir);
+    }
+
+    @AfterEach
+    void stop() {
+        broker.close();
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Reads {@code count} records from every partition of the topic from the beginning. */
+    private List<ConsumerRecord> readAll(String topic, int partitions, int count) {
+        List<ConsumerRecord> all = new ArrayList<>();
+        ConsumerConfig config = ConsumerConfig.builder().offsetReset(OffsetReset.EARLIEST).maxPollRecords(10_000).build();
+        try (Consumer consumer = new RemoteConsumer(broker.bootstrap(), config)) {
+            Set<TopicPartition> tps = new HashSet<>();
+            for (int p = 0; p < partitions; p++) {
+                tps.add(new TopicPartition(topic, p));
+            }
+            consumer.assign(tps);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (all.size() < count && System.nanoTime() < deadline) {
+                all.addAll(consumer.poll(Duration.ofMillis(200)));
+            }
+        }
+        return all;
+    }
+
+    @Test
+    void everyAcknowledgedRecordIsReadBackOnceInOrderPerPartition() throws Exception {
+        broker.broker.createTopic(TopicConfig.of("orders", 3));
+        int n = 20_000;
+        List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>(n);
+        try (Producer producer = new RemoteProducer(broker.bootstrap(), ProducerConfig.DEFAULT)) {
+            for (int i = 0; i < n; i++) {
+                futures.add(producer.send(ProducerRecord.of("orders", "key-" + (i % 100), "value-" + i)));
+            }
+            producer.flush();
+            for (CompletableFuture<RecordMetadata> f : futures) {
+                assertThat(f).isDone();
+            }
+        }
+        Map<Integer, List<Long>> offsets = new HashMap<>();
+        for (CompletableFuture<RecordMetadata> f : futures) {
+            RecordMetadata md = f.get();
+            offsets.computeIfAbsent(md.partition(), p -> new ArrayList<>()).add(md.offset());
+        }
+        offsets.values().forEach(list -> {
+            for (int i = 0; i < list.size(); i++) {
+                assertThat(list.get(i)).as("dense offsets in send order").isEqualTo(i);
+            }
+        });
+
+        List<ConsumerRecord> read = readAll("orders", 3, n);
+        assertThat(read).hasSize(n);
+        Set<String> values = new HashSet<>();
+        Map<Integer, Integer> lastIndexPerKey = new HashMap<>();
+        for (ConsumerRecord r : read) {
+            assertThat(values.add(r.valueAsString())).as("no duplicate").isTrue();
+            int index = Integer.parseInt(r.valueAsString().substring("value-".length()));
+            int key = Integer.parseInt(r.keyAsString().substring("key-".length()));
+            assertThat(index).as("per-key order").isGreaterThan(lastIndexPerKey.getOrDefault(key, -1));
+            lastIndexPerKey.put(key, index);
+        }
+    }
+
+    @Test
+    void keyedRecordsLandOnTheSamePartitionsAsWithTheEmbeddedProducer() throws Exception {
+        broker.broker.createTopic(TopicConfig.of("keyed", 7));
+        try (Producer embedded = broker.broker.newProducer(ProducerConfig.DEFAULT);
+             Producer remote = new RemoteProducer(broker.bootstrap(), ProducerConfig.DEFAULT)) {
+            for (int i = 0; i < 50; i++) {
+                ProducerRecord r = ProducerRecord.of("keyed", "customer-" + i, "x");
+                assertThat(remote.send(r).get().partition()).isEqualTo(embedded.send(r).get().partition());
+            }
+        }
+    }
+
+    @Test
+    void eachAcksLevelIsHonoured() throws Exception {
+        broker.broker.createTopic(TopicConfig.of("acks", 1));
+        for (Acks acks : Acks.values()) {
+            try (Producer p = new RemoteProducer(broker.bootstrap(), ProducerConfig.builder().acks(acks).build())) {
+                RecordMetadata md = p.send(ProducerRecord.of("acks", null, acks.name())).get(10, TimeUnit.SECONDS);
+                assertThat(md.offset()).isEqualTo(acks == Acks.MEMORY ? -1 : (long) acks.ordinal());
+            }
+        }
+        assertThat(readAll("acks", 1, 3)).extracting(ConsumerRecord::valueAsString).containsExactly("MEMORY", "JOURNAL", "SYNC");
+    }
+
+    @Test
+    void typedErrorsComeBackFromTheBroker() {
+        broker.broker.createTopic(TopicConfig.of("small", 1));
+        try (Producer p = new RemoteProducer(broker.bootstrap(), ProducerConfig.DEFAULT);
+             RemoteAdmin admin = new RemoteAdmin(broker.bootstrap())) {
+            assertThatThrownBy(() -> p.send(ProducerRecord.of("missing", null, "x")).get())
+                    .hasCauseInstanceOf(SluiceException.UnknownTopicException.class);
+            assertThatThrownBy(() -> p.send(new ProducerRecord("small", 3, null, utf8("x"), List.of(), -1)).get())
+                    .hasCauseInstanceOf(SluiceException.class).hasMessageContaining("partition 3 does not exist");
+            assertThatThrownBy(() -> admin.createTopic(TopicConfig.of("small", 1)))
+                    .isInstanceOf(SluiceException.TopicExistsException.class);
+            assertThatThrownBy(() -> admin.describeTopic("missing")).isInstanceOf(SluiceException.UnknownTopicException.class);
+        }
+    }
+
+    @Test
+    void theAdminClientCreatesListsAndDescribesTopics() {
+        try (RemoteAdmin admin = new RemoteAdmin(broker.bootstrap())) {
+            admin.createTopic(TopicConfig.builder("b").partitions(2).retentionMillis(60_000).build());
+            admin.createTopic(TopicConfig.of("a", 1));
+            assertThat(admin.createTopicIfAbsent(TopicConfig.of("a", 5)).config().partitions()).isEqualTo(1);
+            assertThat(admin.listTopics()).containsExactly("a", "b");
+            TopicDescription d = admin.describeTopic("b");
+            assertThat(d.config().retentionMillis()).isEqualTo(60_000);
+            assertThat(d.partitions()).hasSize(2);
+            assertThat(admin.endOffset(new TopicPartition("b", 1))).isZero();
+        }
+        assertThat(broker.broker.listTopics()).containsExactly("a", "b");
+    }
+
+    @Test
+    void groupMembersSplitPartitionsAndANewMemberResumesFromCommittedOffsets() throws Exception {
+        broker.broker.createTopic(TopicConfig.of("g", 4));
+        try (Producer p = new RemoteProducer(broker.bootstrap(), ProducerConfig.DEFAULT)) {
+            for (int i = 0; i < 400; i++) {
+                p.send(new ProducerRecord("g", i % 4, null, utf8("r" + i), List.of(), -1));
+            }
+            p.flush();
+        }
+        ConsumerConfig config = ConsumerConfig.builder().groupId("billing").offsetReset(OffsetReset.EARLIEST)
+                .sessionTimeoutMillis(3_000).build();
+        Set<String> seen = new HashSet<>();
+        try (Consumer first = new RemoteConsumer(broker.bootstrap(), config);
+             Consumer second = new RemoteConsumer(broker.bootstrap(), config)) {
+            first.subscribe("g");
+            second.subscribe("g");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (System.nanoTime() < deadline
+                    && !(first.assignment().size() == 2 && second.assignment().size() == 2)) {
+                first.poll(Duration.ofMillis(50)).forEach(r -> seen.add(r.valueAsString()));
+                second.poll(Duration.ofMillis(50)).forEach(r -> seen.add(r.valueAsString()));
+            }
+            assertThat(first.assignment()).hasSize(2).doesNotContainAnyElementsOf(second.assignment());
+            while (seen.size() < 400 && System.nanoTime() < deadline) {
+                first.poll(Duration.ofMillis(50)).forEach(r -> seen.add(r.valueAsString()));
+                second.poll(Duration.ofMillis(50)).forEach(r -> seen.add(r.valueAsString()));
+            }
+            assertThat(seen).hasSize(400);
+            first.commitSync();
+            second.commitSync();
+        }
+        try (Producer p = new RemoteProducer(broker.bootstrap(), ProducerConfig.DEFAULT)) {
+            p.send(new ProducerRecord("g", 2, null, utf8("after"), List.of(), -1)).get();
+        }
+        try (Consumer third = new RemoteConsumer(broker.bootstrap(), config)) {
+            third.subscribe("g");
+            List<ConsumerRecord> got = new ArrayList<>();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (got.isEmpty() && System.nanoTime() < deadline) {
+                got.addAll(third.poll(Duration.ofMillis(100)));
+            }
+            assertThat(got).extracting(ConsumerRecord::valueAsString).containsExactly("after");
+            assertThat(third.committed(new TopicPartition("g", 2))).hasValue(100);
+        }
+    }
+
+    @Test
+    void seekMovesThePositionIncludingByTimestamp() throws Exception {
+        broker.broker.createTopic(TopicConfig.of("s", 1));
+        TopicPartition tp = new TopicPartition("s", 0);
+        try (Producer p = new RemoteProducer(broker.bootstrap(), ProducerConfig.DEFAULT)) {
+            for (int i = 0; i < 10; i++) {
+                p.send(new ProducerRecord("s", 0, null, utf8("t" + i), List.of(), 1_000L * i)).get();
+            }
+        }
+        try (Consumer c = new RemoteConsumer(broker.bootstrap(), ConsumerConfig.builder().offsetReset(OffsetReset.LATEST).build())) {
+            c.assign(Set.of(tp));
+            assertThat(c.position(tp)).isEqualTo(10);
+            c.seekToTimestamp(tp, 4_500);
+            assertThat(c.position(tp)).isEqualTo(5);
+            c.seek(tp, 8);
+            List<ConsumerRecord> got = new ArrayList<>();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (got.size() < 2 && System.nanoTime() < deadline) {
+                got.addAll(c.poll(Duration.ofMillis(100)));
+            }
+            assertThat(got).extracting(ConsumerRecord::offset).containsExactly(8L, 9L);
+            c.seekToBeginning(Set.of(tp));
+            assertThat(c.position(tp)).isZero();
+        }
+    }
+
+    @Test
+    void aFullRingPausesTheConnectionAndLosesNothing() throws Exception {
+        broker.close();
+        broker = TestBroker.start(dir.resolve("small-ring"), b -> b.ringSize(64), s -> s);
+        broker.broker.createTopic(TopicConfig.of("bp", 1));
+        int n = 50_000;
+        List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>(n);
+        try (Producer p = new RemoteProducer(broker.bootstrap(), ProducerConfig.builder().acks(Acks.SYNC).build())) {
+            for (int i = 0; i < n; i++) {
+                futures.add(p.send(ProducerRecord.of("bp", null, "v" + i)));
+            }
+            p.flush();
+        }
+        for (CompletableFuture<RecordMetadata> f : futures) {
+            f.get();
+        }
+        assertThat(broker.broker.endOffset(new TopicPartition("bp", 0))).isEqualTo(n);
+        assertThat(broker.server().stats().producedRecords()).isEqualTo(n);
+    }
+
+    @Test
+    void whenTheBrokerGoesAwayPendingSendsFailAndTheProducerReconnectsWhenItIsBack() throws Exception {
+        broker.broker.createTopic(TopicConfig.of("r", 1));
+        try (Producer p = new RemoteProducer(broker.bootstrap(), ProducerConfig.DEFAULT)) {
+            assertThat(p.send(ProducerRecord.of("r", null, "before")).get().offset()).isZero();
+            broker.stopServer();
+            assertThatThrownBy(() -> p.send(ProducerRecord.of("r", null, "while-down")).get(10, TimeUnit.SECONDS))
+                    .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(SluiceException.ClosedException.class);
+            broker.restartServer();
+            assertThat(p.send(ProducerRecord.of("r", null, "after")).get(10, TimeUnit.SECONDS).offset()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void garbageFromOneClientDoesNotDisturbAnother() throws Exception {
+        broker.broker.createTopic(TopicConfig.of("x", 1));
+        try (Producer p = new RemoteProducer(broker.bootstrap(), ProducerConfig.DEFAULT);
+             java.net.Socket raw = new java.net.Socket("127.0.0.1", Integer.parseInt(broker.bootstrap().split(":")[1]))) {
+            raw.getOutputStream().write(new byte[] {0x7f, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8});
+            raw.getOutputStream().flush();
+            raw.setSoTimeout(10_000);
+            assertThat(raw.getInputStream().read()).as("server closed the garbage connection").isEqualTo(-1);
+            assertThat(p.send(ProducerRecord.of("x", null, "fine")).get(10, TimeUnit.SECONDS).offset()).isZero();
+        }
+        assertThat(broker.server().stats().protocolErrors()).isEqualTo(1);
+    }
+
+    @Test
+    void aWrongTokenIsRefusedAndTheRightOneAccepted() throws Exception {
+        broker.close();
+        broker = TestBroker.start(dir.resolve("auth"), b -> b, s -> s.authToken("correct-horse-battery"));
+        broker.broker.createTopic(TopicConfig.of("sec", 1));
+        ClientConfig wrong = ClientConfig.builder(broker.bootstrap()).authToken("wrong-token-guess").build();
+        assertThatThrownBy(() -> new RemoteAdmin(wrong)).isInstanceOf(SluiceException.class)
+                .matches(e -> ((SluiceException) e).code() == SluiceException.Code.AUTHENTICATION_FAILED);
+        assertThatThrownBy(() -> new RemoteAdmin(broker.bootstrap()).listTopics()).isInstanceOf(SluiceException.class)
+                .matches(e -> ((SluiceException) e).code() == SluiceException.Code.AUTHENTICATION_FAILED);
+        ClientConfig right = ClientConfig.builder(broker.bootstrap()).authToken("correct-horse-battery").build();
+        try (RemoteProducer p = new RemoteProducer(RemoteProducerConfig.builder(right).build())) {
+            assertThat(p.send(ProducerRecord.of("sec", null, "ok")).get().offset()).isZero();
+        }
+    }
+
+    @Test
+    void connectionsBeyondMaxConnectionsAreClosedAndCounted() throws Exception {
+        broker.close();
+        broker = TestBroker.start(dir.resolve("limit"), b -> b, s -> s.maxConnections(2));
+        try (RemoteAdmin a = new RemoteAdmin(broker.bootstrap()); RemoteAdmin b = new RemoteAdmin(broker.bootstrap())) {
+            assertThat(a.listTopics()).isEmpty();
+            assertThatThrownBy(() -> {
+                try (RemoteAdmin c = new RemoteAdmin(broker.bootstrap())) {
+                    c.listTopics();
+                }
+            }).isInstanceOf(SluiceException.class);
+            assertThat(b.listTopics()).isEmpty();
+        }
+        assertThat(broker.server().stats().refusedConnections()).isEqualTo(1);
+    }
+
+    @Test
+    void closingTheServerAnswersInFlightProducesAndKeepsEveryAcknowledgedRecord() throws Exception {
+        broker.broker.createTopic(TopicConfig.of("drain", 2));
+        List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
+        try (Producer p = new RemoteProducer(broker.bootstrap(), ProducerConfig.DEFAULT)) {
+            for (int i = 0; i < 10_000; i++) {
+                futures.add(p.send(ProducerRecord.of("drain", null, "d" + i)));
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (futures.stream().noneMatch(CompletableFuture::isDone) && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            for (int i = 0; i < 10_000; i++) {
+                futures.add(p.send(ProducerRecord.of("drain", null, "late" + i)));
+            }
+            broker.stopServer();
+            p.flush();
+        }
+        long acknowledged = futures.stream().filter(f -> !f.isCompletedExceptionally()).count();
+        long stored = broker.broker.endOffset(new TopicPartition("drain", 0)) + broker.broker.endOffset(new TopicPartition("drain", 1));
+        assertThat(acknowledged).isGreaterThan(0);
+        assertThat(stored).as("everything acknowledged is stored").isGreaterThanOrEqualTo(acknowledged);
+        broker.restartServer();
+    }
+}

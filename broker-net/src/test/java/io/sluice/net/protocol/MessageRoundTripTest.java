@@ -1,0 +1,145 @@
+package io.sluice.net.protocol;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.sluice.core.Acks;
+import io.sluice.core.ConsumerGroups;
+import io.sluice.core.ConsumerRecord;
+import io.sluice.core.Header;
+import io.sluice.core.ProducerRecord;
+import io.sluice.core.SluiceException;
+import io.sluice.core.TopicConfig;
+import io.sluice.core.TopicDescription;
+import io.sluice.core.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Every request and response decodes to what was encoded. */
+class MessageRoundTripTest {
+
+    @Test
+    void produceRequestKeepsKeysValuesHeadersAndTimestamps() {
+        ProducerRecord withAll = new ProducerRecord("orders", 2, "k".getBytes(StandardCharsets.UTF_8),
+                "v".getBytes(StandardCharsets.UTF_8), List.of(Header.of("h", "x")), 1234L);
+        ProducerRecord bare = new ProducerRecord("orders", 2, null, new byte[0], List.of(), 99L);
+        ByteBuf b = Unpooled.buffer();
+        new Produce.Request(Acks.SYNC, "orders", 2, List.of(withAll, bare)).encode(b);
+        Produce.Request r = Produce.Request.decode(b);
+        assertThat(r.acks()).isEqualTo(Acks.SYNC);
+        assertThat(r.topic()).isEqualTo("orders");
+        assertThat(r.partition()).isEqualTo(2);
+        assertThat(r.records()).hasSize(2);
+        assertThat(r.records().get(0).key()).isEqualTo("k".getBytes(StandardCharsets.UTF_8));
+        assertThat(r.records().get(0).headers()).containsExactly(Header.of("h", "x"));
+        assertThat(r.records().get(0).timestamp()).isEqualTo(1234L);
+        assertThat(r.records().get(1).key()).isNull();
+        assertThat(r.records().get(1).value()).isEmpty();
+    }
+
+    @Test
+    void produceResponseCarriesOneOffsetPerRecord() {
+        ByteBuf b = Unpooled.buffer();
+        new Produce.Response(new long[] {7, 8, -1}).encode(b);
+        assertThat(Produce.Response.decode(b).offsets()).containsExactly(7, 8, -1);
+    }
+
+    @Test
+    void fetchRequestAndResponseRoundTrip() {
+        TopicPartition tp = new TopicPartition("t", 1);
+        ByteBuf b = Unpooled.buffer();
+        new Fetch.Request(250, 4096, List.of(new Fetch.PartitionRequest(tp, 10, 1024))).encode(b);
+        Fetch.Request req = Fetch.Request.decode(b);
+        assertThat(req.maxWaitMillis()).isEqualTo(250);
+        assertThat(req.partitions()).containsExactly(new Fetch.PartitionRequest(tp, 10, 1024));
+
+        ByteBuf resp = Unpooled.buffer();
+        resp.writeInt(2);
+        int count = Fetch.Response.writePartitionHeader(resp, tp, SluiceException.Code.NONE, null, 0, 12);
+        RecordCodec.writeFetched(resp, new ConsumerRecord("t", 1, 10, 555, null, "a".getBytes(StandardCharsets.UTF_8), List.of()));
+        RecordCodec.writeFetched(resp, new ConsumerRecord("t", 1, 11, 556, "k".getBytes(StandardCharsets.UTF_8),
+                "b".getBytes(StandardCharsets.UTF_8), List.of(Header.of("x", "y"))));
+        Fetch.Response.patchCount(resp, count, 2);
+        Fetch.Response.writePartitionHeader(resp, new TopicPartition("t", 2), SluiceException.Code.OFFSET_OUT_OF_RANGE, "too far", 0, 3);
+        Fetch.Response decoded = Fetch.Response.decode(resp);
+        assertThat(decoded.partitions()).hasSize(2);
+        Fetch.PartitionData p0 = decoded.partitions().get(0);
+        assertThat(p0.endOffset()).isEqualTo(12);
+        assertThat(p0.records()).extracting(ConsumerRecord::offset).containsExactly(10L, 11L);
+        assertThat(p0.records().get(1).headers()).containsExactly(Header.of("x", "y"));
+        Fetch.PartitionData p1 = decoded.partitions().get(1);
+        assertThat(p1.error()).isEqualTo(SluiceException.Code.OFFSET_OUT_OF_RANGE);
+        assertThat(p1.errorMessage()).isEqualTo("too far");
+    }
+
+    @Test
+    void metadataAndCreateTopicCarryTheTopicDescription() {
+        TopicDescription d = new TopicDescription(new TopicConfig("t", 2, 1000, -1, true),
+                List.of(new TopicDescription.PartitionInfo(0, 0, 5, 100), new TopicDescription.PartitionInfo(1, 2, 9, 300)));
+        ByteBuf b = Unpooled.buffer();
+        new Metadata.Response(List.of(new Metadata.TopicResult("t", SluiceException.Code.NONE, null, d),
+                new Metadata.TopicResult("nope", SluiceException.Code.UNKNOWN_TOPIC, "unknown topic 'nope'", null))).encode(b);
+        Metadata.Response r = Metadata.Response.decode(b);
+        assertThat(r.topics().get(0).description()).isEqualTo(d);
+        assertThat(r.topics().get(1).error()).isEqualTo(SluiceException.Code.UNKNOWN_TOPIC);
+
+        ByteBuf c = Unpooled.buffer();
+        new CreateTopic.Request(d.config(), true).encode(c);
+        CreateTopic.Request cr = CreateTopic.Request.decode(c);
+        assertThat(cr.config()).isEqualTo(d.config());
+        assertThat(cr.ifAbsent()).isTrue();
+    }
+
+    @Test
+    void groupOffsetAndListOffsetMessagesRoundTrip() {
+        TopicPartition tp = new TopicPartition("t", 3);
+        ByteBuf b = Unpooled.buffer();
+        new Groups.JoinRequest("g", "t", null, "c", 5000).encode(b);
+        assertThat(Groups.JoinRequest.decode(b)).isEqualTo(new Groups.JoinRequest("g", "t", null, "c", 5000));
+
+        ByteBuf m = Unpooled.buffer();
+        Groups.writeMembership(m, new ConsumerGroups.Membership("g", "m-1", 4, Set.of(tp)));
+        assertThat(Groups.readMembership(m, "g")).isEqualTo(new ConsumerGroups.Membership("g", "m-1", 4, Set.of(tp)));
+
+        ByteBuf oc = Unpooled.buffer();
+        new OffsetCommit.Request("g", Map.of(tp, 17L)).encode(oc);
+        assertThat(OffsetCommit.Request.decode(oc).offsets()).containsEntry(tp, 17L);
+
+        ByteBuf of = Unpooled.buffer();
+        new OffsetFetch.Response(Map.of(tp, -1L)).encode(of);
+        assertThat(OffsetFetch.Response.decode(of).offsets()).containsEntry(tp, -1L);
+
+        ByteBuf lo = Unpooled.buffer();
+        new ListOffsets.Response(List.of(new ListOffsets.PartitionOffsets(3, 1, 9))).encode(lo);
+        assertThat(ListOffsets.Response.decode(lo).partitions()).containsExactly(new ListOffsets.PartitionOffsets(3, 1, 9));
+    }
+
+    @Test
+    void everyApiIsListedByApiVersions() {
+        ByteBuf b = Unpooled.buffer();
+        ApiVersions.Response.current("x").encode(b);
+        assertThat(ApiVersions.Response.decode(b).apis()).hasSize(ApiKey.values().length);
+    }
+
+    @Test
+    void theProduceExampleInProtocolMdIsExactlyWhatTheCodecWrites() {
+        ByteBuf b = Unpooled.buffer();
+        int start = Frames.startRequest(b, ApiKey.PRODUCE, (short) 0, 1);
+        new Produce.Request(Acks.JOURNAL, "t", 0, List.of(new ProducerRecord("t", 0, null, "hi".getBytes(StandardCharsets.UTF_8), List.of(), 0L)))
+                .encode(b);
+        Frames.finish(b, start);
+        assertThat(io.netty.buffer.ByteBufUtil.hexDump(b)).isEqualTo(
+                "0000002a" + "0003" + "0000" + "00000001" + "01" + "000174" + "00000000" + "00000001"
+                        + "0000000000000000" + "ffffffff" + "000000026869" + "00000000");
+        ByteBuf r = Unpooled.buffer();
+        int rs = Frames.startResponse(r, 1);
+        new Produce.Response(new long[] {41}).encode(r);
+        Frames.finish(r, rs);
+        assertThat(io.netty.buffer.ByteBufUtil.hexDump(r)).isEqualTo("00000012" + "00000001" + "0000" + "00000001" + "0000000000000029");
+    }
+}
