@@ -18,6 +18,8 @@ public final class JvmFlags {
     /** Sluice never sends usage data: Chronicle's analytics and announcer are off in every JVM. */
     public static final String NO_ANALYTICS = "-Dchronicle.analytics.disable=true";
     public static final String NO_ANNOUNCER = "-Dchronicle.announcer.disable=true";
+    /** Keeps Sluice's and Chronicle's INFO lines out of JMH's output. */
+    public static final String QUIET_LOG = "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn";
 
     private JvmFlags() {
     }
