@@ -1,0 +1,285 @@
+package io.sluice.ingest;
+
+import io.sluice.core.SluiceException.InvalidConfigException;
+
+import java.net.URI;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.function.Function;
+
+/**
+ * One ingest pipeline: which topic, which ClickHouse table, which strategy and its bounds. Validated once when
+ * built; every message names the setting (as spelled in a properties file) and the value.
+ *
+ * @param name              pipeline name (the {@code <name>} in {@code ingest.<name>.*}); used in thread names, metrics
+ * @param topic             Sluice topic to ingest from (needed by {@link IngestPipeline}, not by a bare {@link EventSink})
+ * @param clickHouseUrl     ClickHouse HTTP interface, e.g. {@code http://127.0.0.1:8123}
+ * @param user              ClickHouse user
+ * @param password          ClickHouse password (never logged; in a file give {@code clickhouse.password.env})
+ * @param table             target table, fully qualified {@code db.table}
+ * @param tableDdl          optional CREATE TABLE statement run (IF NOT EXISTS is up to the DDL) before validation
+ * @param strategy          how rows travel
+ * @param rowEncoder        null for JSON passthrough (JSONEachRow); otherwise typed RowBinary rows
+ * @param batchRows         most rows per INSERT (1 to 1,000,000: ClickHouse writes up to 1,048,576 rows as one block)
+ * @param batchBytes        most payload bytes per INSERT
+ * @param lingerMs          longest a non-full batch waits for more rows
+ * @param maxInFlight       INSERTs running at once (coalescing, journal) / async inserts in flight
+ * @param workers           drainers in the Redis consumer group (worker-pool)
+ * @param bufferEvents      events accepted but not yet in ClickHouse (or Redis) before writers are back-pressured
+ * @param blockMs           how long write() waits for room in a full buffer before BackPressureException
+ * @param retryInitialMs    first retry delay after a transient failure (doubles up to retryMaxMs, forever until close)
+ * @param retryMaxMs        longest retry delay
+ * @param insertTimeoutMs   HTTP request timeout for one INSERT
+ * @param closeTimeoutMs    how long close() keeps trying to land what was accepted before failing the rest
+ * @param redisUrl          Redis for the stream strategies, e.g. {@code redis://127.0.0.1:6379}
+ * @param redisStream       stream key (default {@code sluice:<table>})
+ * @param redisGroup        stream consumer group
+ * @param redisMaxPending   stream entries not yet in ClickHouse before XADD is back-pressured
+ * @param redisClaimIdleMs  entries pending this long at a silent worker are taken over (XAUTOCLAIM)
+ * @param redisMaxDeliveries an entry delivered this many times without being acknowledged is dead-lettered
+ * @param group             Sluice consumer group of the journal/topic ingestor (default {@code sluice-ingest-<name>})
+ * @param deadLetterTable   ClickHouse table for rejected rows of the non-Redis strategies (default {@code <table>_dead_letters})
+ */
+public record IngestConfig(String name, String topic, String clickHouseUrl, String user, String password, String table,
+                           String tableDdl, Strategy strategy, RowEncoder rowEncoder, int batchRows, int batchBytes,
+                           long lingerMs, int maxInFlight, int workers, int bufferEvents, long blockMs,
+                           long retryInitialMs, long retryMaxMs, long insertTimeoutMs, long closeTimeoutMs,
+                           String redisUrl, String redisStream, String redisGroup, long redisMaxPending,
+                           long redisClaimIdleMs, int redisMaxDeliveries, String group, String deadLetterTable) {
+
+    public IngestConfig {
+        require(name != null && name.matches("[A-Za-z0-9_.-]+"), "name", name, "must be letters, digits, '_', '.', '-'");
+        require(clickHouseUrl != null, "clickhouse.url", clickHouseUrl, "is required");
+        try {
+            URI u = URI.create(clickHouseUrl);
+            require("http".equals(u.getScheme()) || "https".equals(u.getScheme()), "clickhouse.url", clickHouseUrl,
+                    "must be an http(s):// URL of ClickHouse's HTTP interface");
+        } catch (IllegalArgumentException e) {
+            throw InvalidConfigException.of("clickhouse.url", clickHouseUrl, "must be a URL");
+        }
+        Objects.requireNonNull(user, "user");
+        Objects.requireNonNull(password, "password");
+        require(table != null && table.matches("[A-Za-z_][A-Za-z0-9_]*\\.[A-Za-z_][A-Za-z0-9_]*"), "table", table,
+                "must be fully qualified as db.table (letters, digits, '_')");
+        Objects.requireNonNull(strategy, "strategy");
+        require(batchRows >= 1 && batchRows <= 1_000_000, "batch.rows", batchRows, "must be between 1 and 1000000");
+        require(batchBytes >= 1024, "batch.bytes", batchBytes, "must be >= 1024");
+        require(lingerMs >= 0 && lingerMs <= 60_000, "linger.ms", lingerMs, "must be between 0 and 60000");
+        require(maxInFlight >= 1 && maxInFlight <= 64, "max.in.flight", maxInFlight, "must be between 1 and 64");
+        require(workers >= 1 && workers <= 64, "workers", workers, "must be between 1 and 64");
+        require(bufferEvents >= 1, "buffer.events", bufferEvents, "must be >= 1");
+        require(blockMs >= 0, "block.ms", blockMs, "must be >= 0");
+        require(retryInitialMs >= 1, "retry.initial.ms", retryInitialMs, "must be >= 1");
+        require(retryMaxMs >= retryInitialMs, "retry.max.ms", retryMaxMs, "must be >= retry.initial.ms (" + retryInitialMs + ")");
+        require(insertTimeoutMs >= 100, "insert.timeout.ms", insertTimeoutMs, "must be >= 100");
+        require(closeTimeoutMs >= 0, "close.timeout.ms", closeTimeoutMs, "must be >= 0");
+        if (strategy.usesRedis()) {
+            require(redisUrl != null && redisUrl.startsWith("redis"), "redis.url", redisUrl,
+                    "is required for strategy " + strategy.configName() + " (redis://host:port)");
+        }
+        require(redisStream != null && !redisStream.isBlank(), "redis.stream", redisStream, "must not be blank");
+        require(redisGroup != null && !redisGroup.isBlank(), "redis.group", redisGroup, "must not be blank");
+        require(redisMaxPending >= 1, "redis.max.pending", redisMaxPending, "must be >= 1");
+        require(redisClaimIdleMs >= 100, "redis.claim.idle.ms", redisClaimIdleMs, "must be >= 100");
+        require(redisMaxDeliveries >= 1, "redis.max.deliveries", redisMaxDeliveries, "must be >= 1");
+        require(group != null && !group.isBlank(), "group", group, "must not be blank");
+        require(deadLetterTable != null && deadLetterTable.contains("."), "dead.letter.table", deadLetterTable, "must be db.table");
+    }
+
+    private static void require(boolean ok, String setting, Object value, String requirement) {
+        if (!ok) {
+            throw InvalidConfigException.of(setting, value, requirement);
+        }
+    }
+
+    /** Database part of {@link #table()}. */
+    public String database() {
+        return table.substring(0, table.indexOf('.'));
+    }
+
+    /** Table part of {@link #table()}. */
+    public String tableName() {
+        return table.substring(table.indexOf('.') + 1);
+    }
+
+    @Override
+    public String toString() {
+        return "IngestConfig[name=" + name + ", topic=" + topic + ", clickhouse.url=" + clickHouseUrl + ", user=" + user
+                + ", password=" + (password.isEmpty() ? "(none)" : "(set)") + ", table=" + table + ", strategy="
+                + strategy.configName() + ", rows=" + (rowEncoder == null ? "json" : rowEncoder.getClass().getName())
+                + ", batch.rows=" + batchRows + ", batch.bytes=" + batchBytes + ", linger.ms=" + lingerMs
+                + ", max.in.flight=" + maxInFlight + ", workers=" + workers + ", buffer.events=" + bufferEvents
+                + ", redis.url=" + redisUrl + ", redis.stream=" + redisStream + ", group=" + group + "]";
+    }
+
+    public static Builder builder(String name) {
+        return new Builder(name);
+    }
+
+    /**
+     * Reads {@code <prefix>topic}, {@code <prefix>clickhouse.url}, ... from properties, e.g. with prefix
+     * {@code ingest.orders.}. Credentials: {@code clickhouse.user} / {@code clickhouse.password} may be given
+     * directly, or as the name of an environment variable in {@code clickhouse.user.env} /
+     * {@code clickhouse.password.env} (preferred: secrets stay out of config files).
+     */
+    public static IngestConfig fromProperties(Properties props, String prefix) {
+        return fromProperties(props, prefix, System::getenv);
+    }
+
+    /** As {@link #fromProperties(Properties, String)} with an explicit environment (for tests). */
+    public static IngestConfig fromProperties(Properties props, String prefix, Function<String, String> env) {
+        String p = prefix.isEmpty() || prefix.endsWith(".") ? prefix : prefix + ".";
+        String name = p.isEmpty() ? "default" : p.substring(0, p.length() - 1);
+        int dot = name.lastIndexOf('.');
+        name = dot >= 0 ? name.substring(dot + 1) : name;
+        Builder b = new Builder(name);
+        Map<String, java.util.function.Consumer<String>> keys = new java.util.LinkedHashMap<>();
+        keys.put("topic", b::topic);
+        keys.put("clickhouse.url", b::clickHouseUrl);
+        keys.put("clickhouse.user", b::user);
+        keys.put("clickhouse.password", b::password);
+        keys.put("clickhouse.user.env", v -> b.user(envValue(env, p + "clickhouse.user.env", v)));
+        keys.put("clickhouse.password.env", v -> b.password(envValue(env, p + "clickhouse.password.env", v)));
+        keys.put("table", b::table);
+        keys.put("table.ddl", b::tableDdl);
+        keys.put("strategy", v -> b.strategy(Strategy.parse(p + "strategy", v)));
+        keys.put("row.encoder", v -> b.rowEncoder(newEncoder(p + "row.encoder", v)));
+        keys.put("batch.rows", v -> b.batchRows(intValue(p + "batch.rows", v)));
+        keys.put("batch.bytes", v -> b.batchBytes(intValue(p + "batch.bytes", v)));
+        keys.put("linger.ms", v -> b.lingerMs(longValue(p + "linger.ms", v)));
+        keys.put("max.in.flight", v -> b.maxInFlight(intValue(p + "max.in.flight", v)));
+        keys.put("workers", v -> b.workers(intValue(p + "workers", v)));
+        keys.put("buffer.events", v -> b.bufferEvents(intValue(p + "buffer.events", v)));
+        keys.put("block.ms", v -> b.blockMs(longValue(p + "block.ms", v)));
+        keys.put("retry.initial.ms", v -> b.retryInitialMs(longValue(p + "retry.initial.ms", v)));
+        keys.put("retry.max.ms", v -> b.retryMaxMs(longValue(p + "retry.max.ms", v)));
+        keys.put("insert.timeout.ms", v -> b.insertTimeoutMs(longValue(p + "insert.timeout.ms", v)));
+        keys.put("close.timeout.ms", v -> b.closeTimeoutMs(longValue(p + "close.timeout.ms", v)));
+        keys.put("redis.url", b::redisUrl);
+        keys.put("redis.stream", b::redisStream);
+        keys.put("redis.group", b::redisGroup);
+        keys.put("redis.max.pending", v -> b.redisMaxPending(longValue(p + "redis.max.pending", v)));
+        keys.put("redis.claim.idle.ms", v -> b.redisClaimIdleMs(longValue(p + "redis.claim.idle.ms", v)));
+        keys.put("redis.max.deliveries", v -> b.redisMaxDeliveries(intValue(p + "redis.max.deliveries", v)));
+        keys.put("group", b::group);
+        keys.put("dead.letter.table", b::deadLetterTable);
+        for (String key : props.stringPropertyNames()) {
+            if (!key.startsWith(p)) {
+                continue;
+            }
+            String suffix = key.substring(p.length());
+            java.util.function.Consumer<String> setter = keys.get(suffix);
+            if (setter == null) {
+                throw InvalidConfigException.of(key, "'" + props.getProperty(key) + "'", "is not a known ingest setting (known: " + keys.keySet() + ")");
+            }
+            setter.accept(props.getProperty(key).trim());
+        }
+        return b.build();
+    }
+
+    private static String envValue(Function<String, String> env, String setting, String var) {
+        String v = env.apply(var);
+        if (v == null) {
+            throw InvalidConfigException.of(setting, var, "names an environment variable that is not set");
+        }
+        return v;
+    }
+
+    private static int intValue(String setting, String v) {
+        try {
+            return Integer.parseInt(v.replace("_", ""));
+        } catch (NumberFormatException e) {
+            throw InvalidConfigException.of(setting, "'" + v + "'", "must be an integer");
+        }
+    }
+
+    private static long longValue(String setting, String v) {
+        try {
+            return Long.parseLong(v.replace("_", ""));
+        } catch (NumberFormatException e) {
+            throw InvalidConfigException.of(setting, "'" + v + "'", "must be an integer");
+        }
+    }
+
+    private static RowEncoder newEncoder(String setting, String className) {
+        try {
+            return (RowEncoder) Class.forName(className).getConstructor().newInstance();
+        } catch (ReflectiveOperationException | ClassCastException e) {
+            throw InvalidConfigException.of(setting, className, "must name a RowEncoder class with a public no-argument constructor (" + e + ")");
+        }
+    }
+
+    public static final class Builder {
+        private final String name;
+        private String topic;
+        private String clickHouseUrl;
+        private String user = "default";
+        private String password = "";
+        private String table;
+        private String tableDdl;
+        private Strategy strategy = Strategy.COALESCING;
+        private RowEncoder rowEncoder;
+        private int batchRows = 10_000;
+        private int batchBytes = 16 << 20;
+        private long lingerMs = 50;
+        private int maxInFlight = 2;
+        private int workers = 2;
+        private int bufferEvents = 200_000;
+        private long blockMs = 10_000;
+        private long retryInitialMs = 50;
+        private long retryMaxMs = 5_000;
+        private long insertTimeoutMs = 30_000;
+        private long closeTimeoutMs = 30_000;
+        private String redisUrl;
+        private String redisStream;
+        private String redisGroup = "sluice-ingest";
+        private long redisMaxPending = 1_000_000;
+        private long redisClaimIdleMs = 30_000;
+        private int redisMaxDeliveries = 5;
+        private String group;
+        private String deadLetterTable;
+
+        private Builder(String name) {
+            this.name = name;
+        }
+
+        public Builder topic(String v) { this.topic = v; return this; }
+        public Builder clickHouseUrl(String v) { this.clickHouseUrl = v; return this; }
+        public Builder user(String v) { this.user = v; return this; }
+        public Builder password(String v) { this.password = v; return this; }
+        public Builder table(String v) { this.table = v; return this; }
+        public Builder tableDdl(String v) { this.tableDdl = v; return this; }
+        public Builder strategy(Strategy v) { this.strategy = v; return this; }
+        public Builder rowEncoder(RowEncoder v) { this.rowEncoder = v; return this; }
+        public Builder batchRows(int v) { this.batchRows = v; return this; }
+        public Builder batchBytes(int v) { this.batchBytes = v; return this; }
+        public Builder lingerMs(long v) { this.lingerMs = v; return this; }
+        public Builder maxInFlight(int v) { this.maxInFlight = v; return this; }
+        public Builder workers(int v) { this.workers = v; return this; }
+        public Builder bufferEvents(int v) { this.bufferEvents = v; return this; }
+        public Builder blockMs(long v) { this.blockMs = v; return this; }
+        public Builder retryInitialMs(long v) { this.retryInitialMs = v; return this; }
+        public Builder retryMaxMs(long v) { this.retryMaxMs = v; return this; }
+        public Builder insertTimeoutMs(long v) { this.insertTimeoutMs = v; return this; }
+        public Builder closeTimeoutMs(long v) { this.closeTimeoutMs = v; return this; }
+        public Builder redisUrl(String v) { this.redisUrl = v; return this; }
+        public Builder redisStream(String v) { this.redisStream = v; return this; }
+        public Builder redisGroup(String v) { this.redisGroup = v; return this; }
+        public Builder redisMaxPending(long v) { this.redisMaxPending = v; return this; }
+        public Builder redisClaimIdleMs(long v) { this.redisClaimIdleMs = v; return this; }
+        public Builder redisMaxDeliveries(int v) { this.redisMaxDeliveries = v; return this; }
+        public Builder group(String v) { this.group = v; return this; }
+        public Builder deadLetterTable(String v) { this.deadLetterTable = v; return this; }
+
+        public IngestConfig build() {
+            String t = table == null ? "" : table;
+            return new IngestConfig(name, topic, clickHouseUrl, user, password, table, tableDdl, strategy, rowEncoder,
+                    batchRows, batchBytes, lingerMs, maxInFlight, workers, bufferEvents, blockMs, retryInitialMs,
+                    retryMaxMs, insertTimeoutMs, closeTimeoutMs, redisUrl,
+                    redisStream != null ? redisStream : "sluice:" + t, redisGroup, redisMaxPending, redisClaimIdleMs,
+                    redisMaxDeliveries, group != null ? group : "sluice-ingest-" + name,
+                    deadLetterTable != null ? deadLetterTable : (t.isEmpty() ? "x.dead_letters" : t + "_dead_letters"));
+        }
+    }
+}

@@ -1,0 +1,96 @@
+package io.sluice.ingest;
+
+import io.sluice.ingest.internal.JournalIngestor;
+import io.sluice.ingest.internal.TopicIngestor;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeSet;
+
+/**
+ * A running ingest: a Sluice topic into a ClickHouse table with the configured strategy. The journal strategy
+ * inserts straight from the topic's consumer group; the others feed their {@link EventSink} from it.
+ *
+ * <pre>{@code
+ * try (IngestPipeline p = IngestPipeline.start(config, broker::newConsumer)) { ... p.metrics() ... }
+ * }</pre>
+ */
+public final class IngestPipeline implements AutoCloseable {
+    private final IngestConfig config;
+    private final JournalIngestor journal;
+    private final EventSink sink;
+    private final TopicIngestor feeder;
+
+    private IngestPipeline(IngestConfig config, JournalIngestor journal, EventSink sink, TopicIngestor feeder) {
+        this.config = config;
+        this.journal = journal;
+        this.sink = sink;
+        this.feeder = feeder;
+    }
+
+    /**
+     * Validates the table (creating it from {@code table.ddl} if given) and starts consuming.
+     *
+     * @throws io.sluice.core.SluiceException.InvalidConfigException if the topic is missing or the table is wrong
+     */
+    public static IngestPipeline start(IngestConfig config, ConsumerFactory consumers) {
+        if (config.topic() == null || config.topic().isBlank()) {
+            throw io.sluice.core.SluiceException.InvalidConfigException.of("topic", config.topic(), "is required for an ingest pipeline");
+        }
+        if (config.strategy() == Strategy.JOURNAL) {
+            return new IngestPipeline(config, new JournalIngestor(config, consumers), null, null);
+        }
+        EventSink sink = EventSink.open(config);
+        return new IngestPipeline(config, null, sink, new TopicIngestor(config, sink, consumers));
+    }
+
+    /** The names {@code <name>} of every {@code ingest.<name>.*} section in a broker config file. */
+    public static List<String> sectionNames(Properties props, String prefix) {
+        TreeSet<String> names = new TreeSet<>();
+        for (String key : props.stringPropertyNames()) {
+            if (key.startsWith(prefix)) {
+                String rest = key.substring(prefix.length());
+                int dot = rest.indexOf('.');
+                if (dot > 0) {
+                    names.add(rest.substring(0, dot));
+                }
+            }
+        }
+        return new ArrayList<>(names);
+    }
+
+    /** Every pipeline configured in {@code props} under {@code ingest.<name>.}. */
+    public static List<IngestConfig> configsFromProperties(Properties props) {
+        List<IngestConfig> out = new ArrayList<>();
+        for (String name : sectionNames(props, "ingest.")) {
+            out.add(IngestConfig.fromProperties(props, "ingest." + name + "."));
+        }
+        return out;
+    }
+
+    public IngestConfig config() {
+        return config;
+    }
+
+    /** The error that stopped the pipeline's consuming thread, or null while it runs (or after a clean close). */
+    public Throwable failure() {
+        return journal != null ? journal.failure() : feeder.failure();
+    }
+
+    /** See {@link IngestMetrics#snapshot()}. */
+    public Map<String, Number> metrics() {
+        return journal != null ? journal.metrics().snapshot() : sink.metrics();
+    }
+
+    @Override
+    public void close() {
+        if (journal != null) {
+            journal.close();
+        } else {
+            feeder.close();
+            sink.close();
+        }
+    }
+}

@@ -1,0 +1,121 @@
+package io.sluice.ingest.internal;
+
+import io.sluice.core.SluiceException.InvalidConfigException;
+import io.sluice.ingest.IngestConfig;
+import io.sluice.ingest.IngestException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The target table as the server describes it, read once at start: server version, the settings it knows
+ * ({@code system.settings}) so that Sluice never sends one it would reject, and the table's columns
+ * ({@code system.columns}) to validate the configuration against.
+ */
+public final class ClickHouseTarget {
+    private static final Logger LOG = LoggerFactory.getLogger(ClickHouseTarget.class);
+
+    /** Journal offset columns: when the table has both, the journal strategy fills them and uses them to skip rows already landed. */
+    public static final String PARTITION_COLUMN = "_sluice_partition";
+    public static final String OFFSET_COLUMN = "_sluice_offset";
+
+    private final String table;
+    private final String version;
+    private final Set<String> settings;
+    private final Map<String, String> columns;
+
+    private ClickHouseTarget(String table, String version, Set<String> settings, Map<String, String> columns) {
+        this.table = table;
+        this.version = version;
+        this.settings = settings;
+        this.columns = columns;
+    }
+
+    /**
+     * Creates the table from {@link IngestConfig#tableDdl()} when given, then checks that it exists and has the
+     * encoder's columns.
+     *
+     * @throws InvalidConfigException naming the table and what is missing
+     * @throws IngestException        if ClickHouse cannot be reached
+     */
+    public static ClickHouseTarget open(IngestConfig config, ClickHouseHttp http) {
+        String version = http.query("SELECT version() FORMAT TabSeparated").strip();
+        Set<String> settings = new HashSet<>(lines(http.query("SELECT name FROM system.settings FORMAT TabSeparated")));
+        if (config.tableDdl() != null && !config.tableDdl().isBlank()) {
+            http.query("CREATE DATABASE IF NOT EXISTS " + config.database());
+            http.query(config.tableDdl());
+        }
+        Map<String, String> columns = columnsOf(http, config.database(), config.tableName());
+        if (columns.isEmpty()) {
+            throw InvalidConfigException.of("table", config.table(), "does not exist on ClickHouse " + version + " at "
+                    + http.url() + " (create it, or give table.ddl)");
+        }
+        if (config.rowEncoder() != null) {
+            List<String> missing = new ArrayList<>();
+            for (String c : config.rowEncoder().columns()) {
+                if (!columns.containsKey(c)) {
+                    missing.add(c);
+                }
+            }
+            if (!missing.isEmpty()) {
+                throw InvalidConfigException.of("table", config.table(), "lacks the columns " + missing
+                        + " that row.encoder " + config.rowEncoder().getClass().getName() + " writes; it has " + columns);
+            }
+        }
+        LOG.info("ClickHouse {} at {}: table {} with columns {}", version, http.url(), config.table(), columns.keySet());
+        return new ClickHouseTarget(config.table(), version, settings, columns);
+    }
+
+    static Map<String, String> columnsOf(ClickHouseHttp http, String db, String table) {
+        Map<String, String> columns = new LinkedHashMap<>();
+        for (String line : lines(http.query("SELECT name, type FROM system.columns WHERE database = '" + db
+                + "' AND table = '" + table + "' FORMAT TabSeparated"))) {
+            int tab = line.indexOf('\t');
+            columns.put(line.substring(0, tab), line.substring(tab + 1));
+        }
+        return columns;
+    }
+
+    static List<String> lines(String body) {
+        List<String> out = new ArrayList<>();
+        for (String l : body.split("\n")) {
+            if (!l.isEmpty()) {
+                out.add(l);
+            }
+        }
+        return out;
+    }
+
+    public String table() {
+        return table;
+    }
+
+    public String version() {
+        return version;
+    }
+
+    /** Major.minor as one comparable number, e.g. 18.16 → 1816, 23.8 → 2308. */
+    public int versionNumber() {
+        String[] p = version.split("\\.");
+        return Integer.parseInt(p[0]) * 100 + (p.length > 1 ? Integer.parseInt(p[1]) : 0);
+    }
+
+    public boolean supportsSetting(String name) {
+        return settings.contains(name);
+    }
+
+    public boolean hasColumn(String name) {
+        return columns.containsKey(name);
+    }
+
+    /** True when the table carries the journal offset columns. */
+    public boolean hasOffsetColumns() {
+        return hasColumn(PARTITION_COLUMN) && hasColumn(OFFSET_COLUMN);
+    }
+}

@@ -1,0 +1,246 @@
+package io.sluice.ingest.internal;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.sluice.core.SluiceException.BackPressureException;
+import io.sluice.core.SluiceException.ClosedException;
+import io.sluice.ingest.EventSink;
+import io.sluice.ingest.IngestException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Strategies redis-stream (one drainer) and worker-pool (N drainers, takeover, dead letters). The write path
+ * ends at a pipelined XADD: writers put rows into a bounded queue; one writer thread (the only user of its
+ * connection, so auto-flush can be off) sends up to {@code batch.rows} XADDs, flushes them in one write and
+ * completes each caller's future when Redis acknowledged its entry. {@link StreamDrainer}s move entries to
+ * ClickHouse and XACK+XDEL them only afterwards.
+ *
+ * <p><b>Trimming never removes an entry not yet in ClickHouse</b>: there is no MAXLEN trimming at all (MAXLEN ~
+ * would drop pending entries). An entry leaves the stream only by the XDEL that follows its XACK, so the stream
+ * holds exactly the entries not yet landed, and it is bounded on the write path instead: when entries written
+ * by this sink minus entries landed by its drainers reach {@code redis.max.pending}, the writer thread stops
+ * sending, the queue fills and writers get {@link BackPressureException} after {@code block.ms}.
+ *
+ * <p>Redis down: XADD fails at once (disconnected commands are rejected, not buffered), the caller's future fails
+ * with an {@link IngestException} — the event was not accepted; Lettuce reconnects in the background.
+ */
+final class RedisStreamSink implements EventSink {
+    private static final Logger LOG = LoggerFactory.getLogger(RedisStreamSink.class);
+    static final byte[] FIELD = "e".getBytes(StandardCharsets.US_ASCII);
+
+    private record Pending(byte[] row, CompletableFuture<Void> done) {
+    }
+
+    private final SinkContext ctx;
+    private final RedisClient client;
+    private final StatefulRedisConnection<byte[], byte[]> connection;
+    private final byte[] key;
+    private final ArrayBlockingQueue<Pending> queue;
+    private final Thread writer;
+    private final List<StreamDrainer> drainers = new ArrayList<>();
+    private final AtomicLong written = new AtomicLong();
+    private final AtomicLong landed = new AtomicLong();
+    private final Object progress = new Object();
+    private long acceptedCount; // guarded by progress
+    private long doneCount;     // guarded by progress
+    private volatile boolean closed;
+
+    RedisStreamSink(SinkContext ctx, int workers, boolean takeover) {
+        this.ctx = ctx;
+        this.client = RedisClient.create(RedisURI.create(ctx.config.redisUrl()));
+        this.client.setOptions(clientOptions());
+        this.connection = client.connect(ByteArrayCodec.INSTANCE);
+        this.connection.setAutoFlushCommands(false);
+        this.key = ctx.config.redisStream().getBytes(StandardCharsets.UTF_8);
+        this.queue = new ArrayBlockingQueue<>(ctx.config.bufferEvents());
+        RedisDeadLetters deadLetters = new RedisDeadLetters(client, ctx.config.redisStream() + ":dead-letters", ctx);
+        BatchInserter inserter = ctx.inserter(ctx.format, Map.of(), deadLetters);
+        for (int i = 0; i < workers; i++) {
+            drainers.add(new StreamDrainer(ctx, client, key, inserter, deadLetters, takeover, i, this::landed));
+        }
+        this.writer = new Thread(this::runWriter, "sluice-ingest-" + ctx.config.name() + "-xadd");
+        this.writer.start();
+        drainers.forEach(StreamDrainer::start);
+    }
+
+    static ClientOptions clientOptions() {
+        return ClientOptions.builder()
+                .autoReconnect(true)
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .build();
+    }
+
+    private void landed(int entries) {
+        landed.addAndGet(entries);
+        synchronized (progress) {
+            progress.notifyAll();
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> write(byte[] event) {
+        if (closed) {
+            throw new ClosedException("sink " + ctx.config.name() + " is closed");
+        }
+        // the stream carries the event as given (checked here) and the drainer encodes it for ClickHouse
+        ctx.format.encode(event);
+        Pending p = new Pending(event, new CompletableFuture<>());
+        try {
+            if (!queue.offer(p, ctx.config.blockMs(), TimeUnit.MILLISECONDS)) {
+                throw new BackPressureException("sink " + ctx.config.name() + ": " + ctx.config.bufferEvents()
+                        + " events waiting for XADD (buffer.events) for " + ctx.config.blockMs() + " ms (block.ms)");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BackPressureException("interrupted while waiting for room");
+        }
+        synchronized (progress) {
+            acceptedCount++;
+        }
+        return p.done;
+    }
+
+    private void runWriter() {
+        RedisAsyncCommands<byte[], byte[]> redis = connection.async();
+        List<Pending> batch = new ArrayList<>(ctx.config.batchRows());
+        List<RedisFuture<String>> acks = new ArrayList<>(ctx.config.batchRows());
+        int max = Math.min(ctx.config.batchRows(), 4096);
+        while (true) {
+            try {
+                Pending first = queue.poll(100, TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    if (closed && queue.isEmpty()) {
+                        return;
+                    }
+                    continue;
+                }
+                awaitRoomInStream();
+                batch.add(first);
+                queue.drainTo(batch, max - 1);
+                for (Pending p : batch) {
+                    acks.add(redis.xadd(key, FIELD, p.row));
+                }
+                connection.flushCommands();
+                for (int i = 0; i < batch.size(); i++) {
+                    Pending p = batch.get(i);
+                    try {
+                        acks.get(i).get(10, TimeUnit.SECONDS);
+                        written.incrementAndGet();
+                        ctx.metrics.accepted(1);
+                        p.done.complete(null);
+                    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                        p.done.completeExceptionally(new IngestException("Redis XADD to " + ctx.config.redisStream()
+                                + " failed: " + (e.getCause() != null ? e.getCause() : e), -1, false, true, e));
+                    }
+                }
+                synchronized (progress) {
+                    doneCount += batch.size();
+                    progress.notifyAll();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                for (Pending p : batch) {
+                    p.done.completeExceptionally(new ClosedException("sink closed"));
+                }
+                return;
+            } catch (RuntimeException e) {
+                LOG.error("XADD writer of {} failed a batch of {}: {}", ctx.config.name(), batch.size(), e.toString());
+                for (Pending p : batch) {
+                    p.done.completeExceptionally(new IngestException("Redis XADD failed: " + e, -1, false, true, e));
+                }
+                synchronized (progress) {
+                    doneCount += batch.size();
+                    progress.notifyAll();
+                }
+            } finally {
+                batch.clear();
+                acks.clear();
+            }
+        }
+    }
+
+    /** Back-pressure bound: entries in the stream not yet landed by our drainers < redis.max.pending. */
+    private void awaitRoomInStream() throws InterruptedException {
+        synchronized (progress) {
+            while (written.get() - landed.get() >= ctx.config.redisMaxPending()) {
+                progress.wait(100);
+            }
+        }
+    }
+
+    @Override
+    public void flush() {
+        long target;
+        synchronized (progress) {
+            target = acceptedCount;
+            while (doneCount < target) {
+                try {
+                    progress.wait(100);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+        // and until the drainers landed what was written (entries written by other processes are not waited for)
+        long w = written.get();
+        synchronized (progress) {
+            while (landed.get() < w && !closedDrainers()) {
+                try {
+                    progress.wait(100);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    private boolean closedDrainers() {
+        return drainers.stream().noneMatch(StreamDrainer::isAlive);
+    }
+
+    @Override
+    public Map<String, Number> metrics() {
+        return ctx.metrics.snapshot();
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            writer.join();
+            long deadline = System.nanoTime() + ctx.config.closeTimeoutMs() * 1_000_000L;
+            synchronized (progress) {
+                while (landed.get() < written.get() && System.nanoTime() < deadline) {
+                    progress.wait(100);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        ctx.giveUpAfter(0);
+        drainers.forEach(StreamDrainer::stop);
+        connection.close();
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    }
+}

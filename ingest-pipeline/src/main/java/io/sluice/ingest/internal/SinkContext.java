@@ -1,0 +1,49 @@
+package io.sluice.ingest.internal;
+
+import io.sluice.ingest.IngestConfig;
+import io.sluice.ingest.IngestMetrics;
+
+import java.time.Duration;
+import java.util.Map;
+
+/** What every sink shares: the ClickHouse connection, target description, row format, inserter and metrics. */
+final class SinkContext {
+    final IngestConfig config;
+    final ClickHouseHttp http;
+    final ClickHouseTarget target;
+    final RowFormat format;
+    final IngestMetrics metrics = new IngestMetrics();
+    private volatile long giveUpAtNanos = Long.MAX_VALUE;
+
+    SinkContext(IngestConfig config, boolean offsetColumns) {
+        this.config = config;
+        this.http = new ClickHouseHttp(config.clickHouseUrl(), config.user(), config.password(),
+                Duration.ofMillis(config.insertTimeoutMs()), null);
+        this.target = ClickHouseTarget.open(config, http);
+        this.format = new RowFormat(config.table(), config.rowEncoder(), offsetColumns && target.hasOffsetColumns());
+    }
+
+    /** After close's deadline, retry loops stop and report failure instead of waiting for ClickHouse. */
+    void giveUpAfter(long timeoutMs) {
+        giveUpAtNanos = System.nanoTime() + timeoutMs * 1_000_000L;
+    }
+
+    boolean givingUp() {
+        return System.nanoTime() - giveUpAtNanos >= 0;
+    }
+
+    BatchInserter inserter(RowFormat rowFormat, Map<String, String> settings, DeadLetters deadLetters) {
+        return new BatchInserter(http, rowFormat, settings, deadLetters, metrics, config.retryInitialMs(), config.retryMaxMs(), this::givingUp);
+    }
+
+    private DeadLetters deadLetters;
+
+    /** The dead-letter table (created on first use). */
+    synchronized DeadLetters clickHouseDeadLetters() {
+        if (deadLetters == null) {
+            deadLetters = new ClickHouseDeadLetters(http, config.deadLetterTable(), config.name(), config.retryInitialMs(),
+                    config.retryMaxMs(), this::givingUp);
+        }
+        return deadLetters;
+    }
+}

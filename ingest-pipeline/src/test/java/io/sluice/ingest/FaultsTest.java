@@ -1,0 +1,158 @@
+package io.sluice.ingest;
+
+import io.lettuce.core.Consumer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.XClaimArgs;
+import io.lettuce.core.XGroupCreateArgs;
+import io.lettuce.core.XReadArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.StreamMessage;
+import io.sluice.core.SluiceException.BackPressureException;
+import io.sluice.ingest.testing.Await;
+import io.sluice.ingest.testing.ClickHouseServer;
+import io.sluice.ingest.testing.RedisServer;
+import io.sluice.ingest.testing.ServicesExtension;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import static io.sluice.ingest.Tables.event;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/** ClickHouse down, Redis restarted, a dead worker, a poison entry: what each strategy promises still holds. */
+@ExtendWith(ServicesExtension.class)
+class FaultsTest {
+    static String db;
+
+    @BeforeAll
+    static void database(ClickHouseServer clickHouse) {
+        db = clickHouse.createDatabase("faults");
+    }
+
+    @Test
+    void coalescingBackPressuresWhileClickHouseIsDownAndLandsEverythingWhenItReturns(ClickHouseServer clickHouse) throws Exception {
+        assumeTrue(clickHouse.isPrivate(), "needs a private ClickHouse to stop");
+        String t = Tables.createEvents(clickHouse, db, "coalescing_outage");
+        int n = 20_000;
+        int backPressured = 0;
+        List<CompletableFuture<Void>> writes = new ArrayList<>();
+        try (EventSink sink = EventSink.open(Tables.config(clickHouse, t, Strategy.COALESCING).batchRows(1_000)
+                .lingerMs(10).bufferEvents(3_000).blockMs(50).build())) {
+            for (int i = 0; i < n; i++) {
+                if (i == 2_000) {
+                    clickHouse.stop();
+                }
+                while (true) {
+                    try {
+                        writes.add(sink.write(event(i)));
+                        break;
+                    } catch (BackPressureException e) {
+                        if (backPressured++ == 0) {
+                            clickHouse.start(); // producers felt the bound: bring ClickHouse back
+                        }
+                    }
+                }
+            }
+            CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
+            assertThat(sink.metrics().get("retries").longValue()).isPositive();
+        }
+        assertThat(backPressured).isPositive();
+        assertThat(Tables.contentSummary(clickHouse, t)).isEqualTo(Tables.expectedSummary(n));
+    }
+
+    @Test
+    void workerPoolTakesOverADeadWorkersEntriesAndDeadLettersAPoisonEntry(ClickHouseServer clickHouse, RedisServer redis) {
+        String t = Tables.createEvents(clickHouse, db, "takeover");
+        String stream = "it:takeover:" + System.nanoTime();
+        String poisonId;
+        RedisClient client = RedisClient.create(redis.url());
+        try (StatefulRedisConnection<String, String> c = client.connect()) {
+            RedisCommands<String, String> r = c.sync();
+            r.xgroupCreate(XReadArgs.StreamOffset.from(stream, "0"), "sluice-ingest", new XGroupCreateArgs().mkstream(true));
+            for (int i = 0; i < 1_000; i++) {
+                r.xadd(stream, "e", new String(event(i)));
+            }
+            // a worker that read everything and died without acknowledging
+            List<StreamMessage<String, String>> taken = r.xreadgroup(Consumer.from("sluice-ingest", "dead-worker"),
+                    XReadArgs.Builder.count(1_000), XReadArgs.StreamOffset.lastConsumed(stream));
+            assertThat(taken).hasSize(1_000);
+            poisonId = taken.get(5).getId();
+            for (int k = 0; k < 6; k++) { // entry 5 keeps being delivered and never acknowledged
+                r.xclaim(stream, Consumer.from("sluice-ingest", "dead-worker-" + k), XClaimArgs.Builder.minIdleTime(0), poisonId);
+            }
+        }
+        try (EventSink sink = EventSink.open(Tables.config(clickHouse, t, Strategy.WORKER_POOL).redisUrl(redis.url())
+                .redisStream(stream).workers(2).redisClaimIdleMs(300).redisMaxDeliveries(3).build())) {
+            Tables.awaitRows(clickHouse, t, 999, Duration.ofSeconds(30));
+            Await.until("stream emptied", Duration.ofSeconds(30), () -> redis.commandLong("XLEN", stream) == 0);
+            assertThat(sink.metrics().get("dead_lettered").longValue()).isEqualTo(1);
+        } finally {
+            client.shutdown();
+        }
+        assertThat(clickHouse.queryLong("SELECT count() FROM " + t)).isEqualTo(999);
+        assertThat(clickHouse.queryLong("SELECT uniqExact(id) FROM " + t)).isEqualTo(999);
+        assertThat(clickHouse.queryLong("SELECT countIf(id = 5) FROM " + t)).isZero();
+        assertThat(redis.commandLong("XLEN", stream + ":dead-letters")).isEqualTo(1);
+        assertThat(redis.command("XRANGE", stream + ":dead-letters", "-", "+")).startsWith("*1");
+    }
+
+    @Test
+    void workerPoolReportsWriteErrorsWhileRedisRestartsAndLandsEveryAcknowledgedEventOnce(ClickHouseServer clickHouse,
+                                                                                        RedisServer redis) throws Exception {
+        assumeTrue(redis.isPrivate(), "needs a private Redis to restart");
+        String t = Tables.createEvents(clickHouse, db, "redis_restart");
+        String stream = "it:restart:" + System.nanoTime();
+        int n = 20_000;
+        Set<Long> acknowledged = ConcurrentHashMap.newKeySet();
+        int failedWrites = 0;
+        try (EventSink sink = EventSink.open(Tables.config(clickHouse, t, Strategy.WORKER_POOL).redisUrl(redis.url())
+                .redisStream(stream).workers(2).batchRows(2_000).lingerMs(10).build())) {
+            List<CompletableFuture<Void>> writes = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                if (i == n / 2) {
+                    CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).exceptionally(e -> null).get(30, TimeUnit.SECONDS);
+                    redis.stop();
+                    // while Redis is down, writes fail (reported) instead of being silently buffered
+                    for (int k = 0; k < 3; k++) {
+                        CompletableFuture<Void> f = sink.write(event(n + k));
+                        assertThat(f).failsWithin(Duration.ofSeconds(10));
+                        failedWrites++;
+                    }
+                    redis.start();
+                }
+                long id = i;
+                CompletableFuture<Void> f = sink.write(event(i));
+                writes.add(f.thenRun(() -> acknowledged.add(id)));
+            }
+            for (CompletableFuture<Void> w : writes) {
+                try {
+                    w.get(30, TimeUnit.SECONDS);
+                } catch (java.util.concurrent.ExecutionException e) {
+                    failedWrites++; // reported to the writer: not acknowledged
+                }
+            }
+            assertThat(acknowledged.size()).isGreaterThan(n / 2);
+            Tables.awaitRows(clickHouse, t, acknowledged.size(), Duration.ofSeconds(60));
+            Await.until("stream emptied", Duration.ofSeconds(30), () -> redis.commandLong("XLEN", stream) == 0);
+        }
+        assertThat(failedWrites).isGreaterThanOrEqualTo(3);
+        Set<Long> landed = new HashSet<>();
+        List<String> ids = clickHouse.queryLines("SELECT id FROM " + t);
+        for (String id : ids) {
+            landed.add(Long.parseLong(id));
+        }
+        assertThat(ids).hasSameSizeAs(landed);             // no duplicates
+        assertThat(landed).containsAll(acknowledged);        // nothing acknowledged is lost
+    }
+}

@@ -1,0 +1,44 @@
+package io.sluice.ingest;
+
+import io.sluice.ingest.testing.ClickHouseServer;
+import io.sluice.ingest.testing.Await;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/** Test events {@code {"id":i,"name":"n<i>","value":3i}} and checks that exactly ids 0..n-1 landed, once each. */
+final class Tables {
+    private Tables() {
+    }
+
+    static String createEvents(ClickHouseServer clickHouse, String db, String name) {
+        String table = db + "." + name;
+        clickHouse.execute("CREATE TABLE " + table + " (id UInt64, name String, value Int64) ENGINE = MergeTree ORDER BY id");
+        return table;
+    }
+
+    static byte[] event(long i) {
+        return ("{\"id\":" + i + ",\"name\":\"n" + i + "\",\"value\":" + (3 * i) + "}").getBytes(StandardCharsets.UTF_8);
+    }
+
+    static IngestConfig.Builder config(ClickHouseServer clickHouse, String table, Strategy strategy) {
+        return IngestConfig.builder("t-" + strategy.configName()).clickHouseUrl(clickHouse.url()).table(table)
+                .strategy(strategy).retryInitialMs(20).retryMaxMs(500);
+    }
+
+    static void awaitRows(ClickHouseServer clickHouse, String table, long n, Duration deadline) {
+        Await.until(n + " rows in " + table, deadline,
+                () -> clickHouse.queryLong("SELECT count() FROM " + table) >= n);
+    }
+
+    /** count, distinct ids, sums and a sample row: ids 0..n-1 each exactly once with their own content. */
+    static String contentSummary(ClickHouseServer clickHouse, String table) {
+        return clickHouse.query("SELECT count(), uniqExact(id), sum(id), sum(value), countIf(name = concat('n', toString(id)))"
+                + " FROM " + table + " FORMAT TabSeparated").strip();
+    }
+
+    static String expectedSummary(long n) {
+        long sum = n * (n - 1) / 2;
+        return n + "\t" + n + "\t" + sum + "\t" + (3 * sum) + "\t" + n;
+    }
+}
