@@ -5,14 +5,14 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Builds RowBinary bodies for the bench table
- * {@code (id UInt64, run UInt32, ts DateTime, user_id UInt32, event_type String, payload String)}:
+ * {@code (id UInt64, run UInt32, ts UInt32, user_id UInt32, event_type String, payload String)}:
  * <pre>
- *  id: 8 bytes LE │ run: 4 bytes LE │ ts: 4 bytes LE (epoch s) │ user_id: 4 bytes LE │
+ *  id: 8 bytes LE │ run: 4 bytes LE │ ts: 4 bytes LE (epoch s, UInt32) │ user_id: 4 bytes LE │
  *  event_type: varint length + UTF-8 │ payload: varint length + UTF-8
  * </pre>
  */
 final class RowBinaryBatch {
-    static final String COLUMNS = "id UInt64, run UInt32, ts DateTime, user_id UInt32, event_type String, payload String";
+    static final String COLUMNS = "id UInt64, run UInt32, ts UInt32, user_id UInt32, event_type String, payload String";
     private static final String[] TYPES = {"click", "view", "purchase", "signup"};
 
     private RowBinaryBatch() {
@@ -30,6 +30,14 @@ final class RowBinaryBatch {
             string(out, "{\"page\":\"/products/" + (id % 997) + "\",\"ref\":\"campaign-" + (id % 13) + "\",\"v\":1}");
         }
         return out.toByteArray();
+    }
+
+    /** The same row as JSON (one JSONEachRow line), for the strategies that take JSON events. */
+    static byte[] json(int run, long id, long epochSeconds) {
+        return ("{\"id\":" + id + ",\"run\":" + run + ",\"ts\":" + epochSeconds + ",\"user_id\":" + (id % 100_000)
+                + ",\"event_type\":\"" + TYPES[(int) (id % TYPES.length)] + "\",\"payload\":\"{\\\"page\\\":\\\"/products/"
+                + (id % 997) + "\\\",\\\"ref\\\":\\\"campaign-" + (id % 13) + "\\\",\\\"v\\\":1}\"}")
+                .getBytes(StandardCharsets.UTF_8);
     }
 
     private static void le(ByteArrayOutputStream out, long v, int bytes) {
