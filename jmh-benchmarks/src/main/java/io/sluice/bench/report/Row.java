@@ -15,13 +15,19 @@ package io.sluice.bench.report;
 public record Row(String metric, String unit, Better better, Sample sluice, Sample baseline, Double reference,
                   String note) {
 
-    /** Sluice's median against the reference: "beats", "LOSES" or "" when either is missing. */
+    /** Within this relative distance of the reference a median counts as a tie (e.g. a paced rate). */
+    static final double TIE = 0.01;
+
+    /** Sluice's median against the reference: "beats", "ties", "LOSES" or "" when either is missing. */
     public String verdict() {
         if (sluice == null || reference == null) {
             return "";
         }
         double s = sluice.median();
         double r = reference;
+        if (tie(s, r)) {
+            return "ties (±1%)";
+        }
         if (better.atLeastAsGood(s, r)) {
             return r == 0 || s == 0 ? "ties or beats" : "beats (" + ratio(s, r) + ")";
         }
@@ -30,7 +36,12 @@ public record Row(String metric, String unit, Better better, Sample sluice, Samp
 
     /** True when Sluice's median is worse than the reference. */
     public boolean losesToReference() {
-        return sluice != null && reference != null && !better.atLeastAsGood(sluice.median(), reference);
+        return sluice != null && reference != null && !tie(sluice.median(), reference)
+                && !better.atLeastAsGood(sluice.median(), reference);
+    }
+
+    private static boolean tie(double s, double r) {
+        return r != 0 && Math.abs(s - r) <= TIE * Math.abs(r);
     }
 
     private String ratio(double s, double r) {

@@ -34,5 +34,8 @@ class SampleTest {
         assertThat(throughput.losesToReference()).isFalse();
         assertThat(throughput.verdict()).startsWith("beats");
         assertThat(new Row("x", "u", Better.LOWER, null, null, 1.0, null).losesToReference()).isFalse();
+        Row paced = new Row("rate", "msg/s", Better.HIGHER, Sample.of(5_023), null, 5_026.0, null);
+        assertThat(paced.losesToReference()).isFalse();
+        assertThat(paced.verdict()).isEqualTo("ties (±1%)");
     }
 }
