@@ -41,10 +41,12 @@ final class BrokerCommand implements SluiceCli.Command {
                 config keys (defaults in brackets):
                   data.dir [./data]  bind [127.0.0.1]  port [7070]  http.port [8080]
                   io.threads [cores]  max.frame.size [16777216]  max.inflight.per.connection [256]
-                  max.connections [10000]  idle.timeout.ms [600000]  max.fetch.wait.ms [30000]
+                  max.connections [10000]  idle.timeout.ms [600000]  frame.timeout.ms [30000]
+                  max.fetch.wait.ms [30000]
                   shutdown.timeout.ms [10000]  ring.size [16384]  max.event.size [1048576]
                   wait.strategy [sleeping|blocking|yielding|busy_spin]  roll.cycle [hourly|...]
                   auth.token.file [none]   (or the SLUICE_AUTH_TOKEN environment variable)
+                  tls.cert.file, tls.key.file [none]   PEM certificate chain and PKCS#8 key: TLS on the binary port
                 """;
     }
 
@@ -89,9 +91,11 @@ final class BrokerCommand implements SluiceCli.Command {
                     .maxInFlightPerConnection(s.integer("max.inflight.per.connection", 256))
                     .maxConnections(s.integer("max.connections", 10_000))
                     .idleTimeoutMillis(s.integer("idle.timeout.ms", 600_000))
+                    .frameTimeoutMillis(s.integer("frame.timeout.ms", 30_000))
                     .maxFetchWaitMillis(s.integer("max.fetch.wait.ms", 30_000))
                     .shutdownTimeoutMillis(s.integer("shutdown.timeout.ms", 10_000))
                     .authToken(authToken(s))
+                    .sslContext(tls(s))
                     .build();
             httpPort = s.integer("http.port", 8080);
             if (httpPort < 0 || httpPort > 65535) {
@@ -113,7 +117,7 @@ final class BrokerCommand implements SluiceCli.Command {
         }
         try {
             server = BrokerServer.start(broker, serverConfig);
-            http = HttpPort.start(broker, server, serverConfig.bindAddress(), httpPort, serverConfig.authToken(), out);
+            http = HttpPort.start(broker, server, p, serverConfig.bindAddress(), httpPort, serverConfig.authToken(), out);
         } catch (RuntimeException e) {
             err.println("sluice broker: " + e.getMessage());
             broker.close();
@@ -152,6 +156,22 @@ final class BrokerCommand implements SluiceCli.Command {
         }
         String env = System.getenv(AUTH_TOKEN_ENV);
         return env == null || env.isBlank() ? null : env.strip();
+    }
+
+    private static io.netty.handler.ssl.SslContext tls(Settings s) throws UsageException {
+        String cert = s.string("tls.cert.file", null);
+        String key = s.string("tls.key.file", null);
+        if (cert == null && key == null) {
+            return null;
+        }
+        if (cert == null || key == null) {
+            throw new UsageException("tls.cert.file and tls.key.file must be set together");
+        }
+        try {
+            return io.netty.handler.ssl.SslContextBuilder.forServer(new java.io.File(cert), new java.io.File(key)).build();
+        } catch (javax.net.ssl.SSLException | IllegalArgumentException e) {
+            throw new UsageException("cannot load TLS certificate " + cert + " / key " + key + ": " + e.getMessage());
+        }
     }
 
     private static void closeQuietly(AutoCloseable c, PrintStream err) {

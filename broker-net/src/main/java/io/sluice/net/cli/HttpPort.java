@@ -4,6 +4,7 @@ import io.sluice.core.Broker;
 import io.sluice.net.server.BrokerServer;
 
 import java.io.PrintStream;
+import java.util.Properties;
 
 /**
  * Starts the HTTP API next to the binary port. Integration point for {@code io.sluice.net.http.HttpIngestServer}:
@@ -13,7 +14,12 @@ final class HttpPort {
     private HttpPort() {
     }
 
-    static AutoCloseable start(Broker broker, BrokerServer server, String bind, int port, String authToken, PrintStream out) {
+    /**
+     * @param settings the broker's {@code --config} properties (the HTTP server reads its {@code http.*} keys)
+     * @param authToken the shared token of the binary port, also required by HTTP (except {@code /health}), or null
+     */
+    static AutoCloseable start(Broker broker, BrokerServer server, Properties settings, String bind, int port, String authToken,
+                               PrintStream out) {
         if (port == 0) {
             out.println("sluice broker: HTTP disabled (http.port=0)");
             return () -> { };

@@ -15,6 +15,7 @@ import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -36,12 +37,15 @@ final class PerfProduceCommand implements SluiceCli.Command {
                 usage: sluice perf-produce [--bootstrap HOST:PORT] --topic T --records N --record-size B [--rate R]
                                            [--acks MODE] [--clients C] [--sync] [--partitions P]
                                            [--batch-size BYTES] [--linger-us US] [--max-in-flight K]
+                                           [--warmup-records W]
 
                   --rate R          records/s over all clients (default unlimited)
                   --acks MODE       memory|journal|sync (default journal)
                   --clients C       client threads, one connection each (default 1)
                   --sync            one record at a time per client, waiting for its acknowledgement
                   --partitions P    create the topic with P partitions if it does not exist
+                  --warmup-records W  records each client sends first, not measured (JIT warm-up; default 0)
+                the clock starts once every client is connected and warmed up
                   --batch-size, --linger-us, --max-in-flight   RemoteProducer batching (defaults 65536, 0, 8)
                 prints progress each second on stderr, then a summary and a final JSON line on stdout
                 """;
@@ -50,7 +54,7 @@ final class PerfProduceCommand implements SluiceCli.Command {
     @Override
     public int run(String[] argv, PrintStream out, PrintStream err) throws UsageException {
         Args args = Args.parse(argv, Args.set("bootstrap", "topic", "records", "record-size", "rate", "acks", "clients",
-                "partitions", "batch-size", "linger-us", "max-in-flight"), Args.set("sync"));
+                "partitions", "batch-size", "linger-us", "max-in-flight", "warmup-records"), Args.set("sync"));
         if (args.has("help")) {
             out.print(usage());
             return SluiceCli.OK;
@@ -86,9 +90,8 @@ final class PerfProduceCommand implements SluiceCli.Command {
             }
         }
 
-        Run run = new Run(records, recordSize, rate, clients, sync, topic);
-        long start = System.nanoTime();
-        Thread progress = Perf.progress(err, "sent", run.sent, "acknowledged", run.acked, run.done);
+        long warmup = args.getLong("warmup-records", 0, 0, Long.MAX_VALUE);
+        Run run = new Run(records, recordSize, rate, clients, sync, topic, warmup);
         List<Thread> threads = new ArrayList<>();
         for (int c = 0; c < clients; c++) {
             long share = records / clients + (c < records % clients ? 1 : 0);
@@ -97,6 +100,15 @@ final class PerfProduceCommand implements SluiceCli.Command {
             threads.add(t);
             t.start();
         }
+        try {
+            run.ready.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            run.stop.set(true);
+        }
+        long start = System.nanoTime();
+        run.go.countDown();
+        Thread progress = Perf.progress(err, "sent", run.sent, "acknowledged", run.acked, run.done);
         for (Thread t : threads) {
             try {
                 t.join();
@@ -132,8 +144,14 @@ final class PerfProduceCommand implements SluiceCli.Command {
         final AtomicBoolean done = new AtomicBoolean();
         final AtomicReference<Throwable> firstError = new AtomicReference<>();
         final List<Histogram> histograms = new ArrayList<>();
+        final long warmup;
+        /** Counted down by each client once connected and warmed up; the clock starts after all. */
+        final CountDownLatch ready;
+        final CountDownLatch go = new CountDownLatch(1);
 
-        Run(long records, int recordSize, long rate, int clients, boolean sync, String topic) {
+        Run(long records, int recordSize, long rate, int clients, boolean sync, String topic, long warmup) {
+            this.warmup = warmup;
+            this.ready = new CountDownLatch(clients);
             this.records = records;
             this.recordSize = recordSize;
             this.ratePerClient = rate == 0 ? 0 : Math.max(1, rate / clients);
@@ -164,9 +182,24 @@ final class PerfProduceCommand implements SluiceCli.Command {
                 producer = new RemoteProducer(config);
             } catch (SluiceException e) {
                 fail(e);
+                ready.countDown();
                 return;
             }
             try {
+                try {
+                    for (long i = 0; i < warmup; i++) {
+                        producer.send(ProducerRecord.of(topic, value)).get();
+                    }
+                    producer.partitionCount(topic); // resolves the topic before the clock starts
+                    producer.flush();
+                } catch (ExecutionException e) {
+                    fail(e.getCause());
+                } catch (SluiceException e) {
+                    fail(e);
+                } finally {
+                    ready.countDown();
+                }
+                go.await();
                 long begin = System.nanoTime();
                 for (long i = 0; i < count && !stop.get(); i++) {
                     if (intervalNanos > 0) {
@@ -201,6 +234,9 @@ final class PerfProduceCommand implements SluiceCli.Command {
                         });
                     }
                 }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                fail(e);
             } finally {
                 producer.close();
             }

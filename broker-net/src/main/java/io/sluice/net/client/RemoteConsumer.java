@@ -46,7 +46,7 @@ import java.util.function.Function;
  *
  * <p><b>Not thread-safe</b>: one thread polls, as with the embedded consumer. Group membership maps onto the
  * broker's core {@code ConsumerGroups}: {@link #subscribe} joins, {@link #poll} heartbeats every third of the
- * session timeout and applies new assignments (positions come from committed offsets, else {@code offsetReset}),
+ * session timeout (at most every second) and applies new assignments (positions come from committed offsets, else {@code offsetReset}),
  * {@link #close} leaves. After each poll that returned records the consumer prefetches the next records (a fetch
  * that does not wait), so a busy consumer overlaps the network round trip with the application's work.
  */
@@ -54,6 +54,7 @@ public final class RemoteConsumer implements Consumer {
     private static final Logger LOG = LoggerFactory.getLogger(RemoteConsumer.class);
     /** Longest single long-poll; poll loops for longer timeouts so heartbeats keep flowing. */
     private static final long MAX_FETCH_WAIT_MILLIS = 500;
+    private static final long MAX_HEARTBEAT_INTERVAL_MILLIS = 1_000;
 
     private final ConsumerConfig config;
     private final Connector connector;
@@ -352,8 +353,9 @@ public final class RemoteConsumer implements Consumer {
         }
     }
 
+    /** A third of the session timeout, at most a second, so members learn of a rebalance quickly. */
     private long heartbeatIntervalNanos() {
-        return TimeUnit.MILLISECONDS.toNanos(Math.max(1, config.sessionTimeoutMillis() / 3));
+        return TimeUnit.MILLISECONDS.toNanos(Math.max(1, Math.min(MAX_HEARTBEAT_INTERVAL_MILLIS, config.sessionTimeoutMillis() / 3)));
     }
 
     private void applyAssignment(Set<TopicPartition> next) {

@@ -44,6 +44,8 @@ public final class RemoteProducer implements Producer {
     /** Sends between their closed-check and their enqueue; close waits for them so none is stranded. */
     private final AtomicInteger sendsInProgress = new AtomicInteger();
     private volatile boolean closed;
+    /** Set once close() flushed: the I/O thread is gone, so flush() has nothing left to wait for. */
+    private volatile boolean terminated;
 
     public RemoteProducer(String bootstrap, ProducerConfig config) {
         this(RemoteProducerConfig.builder(ClientConfig.of(bootstrap)).producer(config).build());
@@ -67,6 +69,16 @@ public final class RemoteProducer implements Producer {
 
     public RemoteProducerConfig config() {
         return config;
+    }
+
+    /**
+     * The topic's partition count (cached after the first call; blocks for a METADATA request the first time).
+     *
+     * @throws SluiceException.UnknownTopicException if the topic does not exist
+     */
+    public int partitionCount(String topic) {
+        connector.connected();
+        return connector.partitionCount(topic);
     }
 
     /** Bytes of records currently held (queued, batched or awaiting acknowledgement). */
@@ -121,14 +133,14 @@ public final class RemoteProducer implements Producer {
                 return CLOSED;
             }
             int size = RecordCodec.producedSize(record);
-            ProducerRecord routed;
+            int partition;
             try {
                 if (size > config.maxRecordBytes()) {
                     throw new SluiceException.RecordTooLargeException("record of " + size + " bytes exceeds maxRecordBytes="
                             + config.maxRecordBytes());
                 }
                 connector.connected();
-                routed = record.withPartition(partitionFor(record));
+                partition = partitionFor(record);
                 if (block) {
                     memory.acquire(size, config.producer().maxBlockMillis());
                 } else if (!memory.tryAcquire(size)) {
@@ -141,7 +153,7 @@ public final class RemoteProducer implements Producer {
                 callback.onCompletion(-1, -1, e);
                 return ACCEPTED;
             }
-            sender.append(routed, timestamp, size, callback);
+            sender.append(record, partition, timestamp, size, callback);
             return ACCEPTED;
         } finally {
             sendsInProgress.decrementAndGet();
@@ -170,6 +182,9 @@ public final class RemoteProducer implements Producer {
 
     @Override
     public void flush() {
+        if (terminated) {
+            return;
+        }
         try {
             sender.flushMarker().get();
         } catch (InterruptedException e) {
@@ -193,6 +208,7 @@ public final class RemoteProducer implements Producer {
             Thread.onSpinWait();
         }
         flush();
+        terminated = true;
         connector.close();
     }
 }

@@ -21,6 +21,8 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
  */
 public final class FrameDecoder extends LengthFieldBasedFrameDecoder {
     private final int minFrameSize;
+    /** System.nanoTime() since which a partial frame waits for its remaining bytes; 0 when none is pending. */
+    private long partialSinceNanos;
 
     /**
      * @param maxFrameSize largest accepted value of the length field
@@ -39,9 +41,22 @@ public final class FrameDecoder extends LengthFieldBasedFrameDecoder {
         return new FrameDecoder(maxFrameSize, Frames.RESPONSE_HEADER_SIZE);
     }
 
+    /**
+     * How long the oldest incomplete frame has been waiting for the rest of its bytes, in nanoseconds (0 when no
+     * partial frame is buffered). Lets the server close slow-drip clients that hold a buffer open.
+     */
+    public long partialFrameAgeNanos(long nowNanos) {
+        return partialSinceNanos == 0 ? 0 : nowNanos - partialSinceNanos;
+    }
+
     @Override
     protected Object decode(ChannelHandlerContext ctx, ByteBuf in) throws Exception {
         Object frame = super.decode(ctx, in);
+        if (frame != null || !in.isReadable()) {
+            partialSinceNanos = in.isReadable() ? System.nanoTime() : 0;
+        } else if (partialSinceNanos == 0) {
+            partialSinceNanos = System.nanoTime();
+        }
         if (frame instanceof ByteBuf buf && buf.readableBytes() < minFrameSize) {
             int size = buf.readableBytes();
             buf.release();

@@ -17,6 +17,8 @@ import io.sluice.net.protocol.Frames;
  *                                 bound the server stops reading that connection
  * @param maxConnections           open connections (default 10,000); further connections are closed at once
  * @param idleTimeoutMillis        a connection with no read or write for this long is closed (default 10 min; 0 never)
+ * @param frameTimeoutMillis       a frame must arrive completely within this long once its first bytes did (default
+ *                                 30 s), so slow-drip clients cannot hold partial-frame buffers open
  * @param maxFetchWaitMillis       cap on a fetch's long-poll wait (default 30 s)
  * @param ioThreads                event-loop threads (default: available processors)
  * @param preferNativeTransport    use epoll when available (default true)
@@ -26,7 +28,7 @@ import io.sluice.net.protocol.Frames;
  * @param sslContext               server TLS context, or null for plaintext
  */
 public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize, int maxInFlightPerConnection,
-                                 int maxConnections, long idleTimeoutMillis, int maxFetchWaitMillis, int ioThreads,
+                                 int maxConnections, long idleTimeoutMillis, long frameTimeoutMillis, int maxFetchWaitMillis, int ioThreads,
                                  boolean preferNativeTransport, long shutdownTimeoutMillis, String authToken,
                                  SslContext sslContext) {
 
@@ -52,6 +54,9 @@ public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize,
         }
         if (idleTimeoutMillis < 0) {
             throw InvalidConfigException.of("idleTimeoutMillis", idleTimeoutMillis, "must be >= 0 (0 disables)");
+        }
+        if (frameTimeoutMillis < 1) {
+            throw InvalidConfigException.of("frameTimeoutMillis", frameTimeoutMillis, "must be >= 1");
         }
         if (maxFetchWaitMillis < 0) {
             throw InvalidConfigException.of("maxFetchWaitMillis", maxFetchWaitMillis, "must be >= 0");
@@ -87,6 +92,7 @@ public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize,
         private int maxInFlightPerConnection = 256;
         private int maxConnections = 10_000;
         private long idleTimeoutMillis = 600_000;
+        private long frameTimeoutMillis = 30_000;
         private int maxFetchWaitMillis = 30_000;
         private int ioThreads = Runtime.getRuntime().availableProcessors();
         private boolean preferNativeTransport = true;
@@ -103,6 +109,7 @@ public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize,
         public Builder maxInFlightPerConnection(int v) { this.maxInFlightPerConnection = v; return this; }
         public Builder maxConnections(int v) { this.maxConnections = v; return this; }
         public Builder idleTimeoutMillis(long v) { this.idleTimeoutMillis = v; return this; }
+        public Builder frameTimeoutMillis(long v) { this.frameTimeoutMillis = v; return this; }
         public Builder maxFetchWaitMillis(int v) { this.maxFetchWaitMillis = v; return this; }
         public Builder ioThreads(int v) { this.ioThreads = v; return this; }
         public Builder preferNativeTransport(boolean v) { this.preferNativeTransport = v; return this; }
@@ -112,7 +119,7 @@ public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize,
 
         public BrokerServerConfig build() {
             return new BrokerServerConfig(bindAddress, port, maxFrameSize, maxInFlightPerConnection, maxConnections,
-                    idleTimeoutMillis, maxFetchWaitMillis, ioThreads, preferNativeTransport, shutdownTimeoutMillis,
+                    idleTimeoutMillis, frameTimeoutMillis, maxFetchWaitMillis, ioThreads, preferNativeTransport, shutdownTimeoutMillis,
                     authToken, sslContext);
         }
     }

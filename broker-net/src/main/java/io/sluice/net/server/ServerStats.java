@@ -16,4 +16,19 @@ package io.sluice.net.server;
 public record ServerStats(long activeConnections, long acceptedConnections, long refusedConnections, long requests,
                           long errorResponses, long protocolErrors, long producedRecords, long fetchedRecords,
                           long backPressurePauses) {
+
+    /** The counters as named gauges, for {@code GET /metrics} under the component name {@code binary} (sluice_binary_...). */
+    public java.util.Map<String, Number> asGauges() {
+        java.util.Map<String, Number> g = new java.util.LinkedHashMap<>();
+        g.put("connections_active", activeConnections);
+        g.put("connections_accepted_total", acceptedConnections);
+        g.put("connections_refused_total", refusedConnections);
+        g.put("requests_total", requests);
+        g.put("error_responses_total", errorResponses);
+        g.put("protocol_errors_total", protocolErrors);
+        g.put("produced_records_total", producedRecords);
+        g.put("fetched_records_total", fetchedRecords);
+        g.put("back_pressure_pauses_total", backPressurePauses);
+        return g;
+    }
 }

@@ -27,7 +27,7 @@ class FrameDecoderTest {
         int total = frame.readableBytes();
         for (int i = 0; i < total - 1; i++) {
             ch.writeInbound(frame.retainedSlice(i, 1));
-            assertThat((Object) ch.readInbound()).isNull();
+            assertThat(ch.<Object>readInbound()).isNull();
         }
         ch.writeInbound(frame.retainedSlice(total - 1, 1));
         ByteBuf decoded = ch.readInbound();
@@ -49,7 +49,7 @@ class FrameDecoderTest {
             assertThat(f.readableBytes()).isEqualTo(size);
             f.release();
         }
-        assertThat((Object) ch.readInbound()).isNull();
+        assertThat(ch.<Object>readInbound()).isNull();
         ch.finishAndReleaseAll();
     }
 

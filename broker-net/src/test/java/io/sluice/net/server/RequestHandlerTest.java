@@ -95,6 +95,19 @@ class RequestHandlerTest {
         return out;
     }
 
+    /** Acks MEMORY answers before the journal append: wait (bounded) until the journal caught up. */
+    private long awaitEndOffsets(long expected, TopicPartition... partitions) {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        long sum;
+        do {
+            sum = 0;
+            for (TopicPartition tp : partitions) {
+                sum += broker.endOffset(tp);
+            }
+        } while (sum < expected && System.nanoTime() < deadline);
+        return sum;
+    }
+
     private static Consumer<ByteBuf> produceBody(String topic, int partition, String... values) {
         List<ProducerRecord> records = new ArrayList<>();
         for (String v : values) {
@@ -143,7 +156,7 @@ class RequestHandlerTest {
         assertThat(r.get(0).code()).isEqualTo(Code.INVALID_REQUEST);
         assertThat(r.get(0).message()).contains("truncated");
         assertThat(r.get(1).code()).isEqualTo(Code.NONE);
-        assertThat(broker.endOffset(new TopicPartition("t", 1))).isEqualTo(1);
+        assertThat(awaitEndOffsets(1, new TopicPartition("t", 1))).isEqualTo(1);
         ch.finishAndReleaseAll();
     }
 
@@ -240,5 +253,23 @@ class RequestHandlerTest {
         wrong.runPendingTasks();
         assertThat(wrong.isActive()).isFalse();
         wrong.finishAndReleaseAll();
+    }
+
+    @Test
+    void withOneRequestInFlightPipelinedRequestsStillAllGetAnsweredInOrder() {
+        EmbeddedChannel ch = channel(BrokerServerConfig.builder().maxFrameSize(4096).maxInFlightPerConnection(1).build());
+        List<ByteBuf> frames = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            frames.add(request(ApiKey.PRODUCE, i, produceBody("t", i % 2, "r" + i)));
+        }
+        ch.writeInbound(Unpooled.wrappedBuffer(frames.toArray(new ByteBuf[0])));
+        List<Response> all = new ArrayList<>();
+        for (int round = 0; round < 100 && all.size() < 20; round++) {
+            all.addAll(responses(ch));
+        }
+        assertThat(all).extracting(Response::correlationId).containsExactlyElementsOf(
+                java.util.stream.IntStream.range(0, 20).boxed().toList());
+        assertThat(awaitEndOffsets(20, new TopicPartition("t", 0), new TopicPartition("t", 1))).isEqualTo(20);
+        ch.finishAndReleaseAll();
     }
 }

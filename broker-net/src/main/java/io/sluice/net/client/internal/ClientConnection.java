@@ -172,12 +172,17 @@ public final class ClientConnection implements AutoCloseable {
      * sink fails at once.
      */
     public void write(ApiKey api, Consumer<ByteBuf> body, ResponseSink sink) {
+        write(api, body, sink, 256);
+    }
+
+    /** As {@link #write(ApiKey, Consumer, ResponseSink)}, allocating {@code sizeHint} bytes up front (no regrowth). */
+    public void write(ApiKey api, Consumer<ByteBuf> body, ResponseSink sink, int sizeHint) {
         if (!channel.isActive()) {
             sink.onError(closedError());
             return;
         }
         int correlationId = nextCorrelationId++;
-        ByteBuf out = channel.alloc().ioBuffer();
+        ByteBuf out = channel.alloc().ioBuffer(sizeHint);
         try {
             int start = Frames.startRequest(out, api, api.maxVersion, correlationId);
             body.accept(out);

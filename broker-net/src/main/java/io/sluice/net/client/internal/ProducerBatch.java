@@ -20,7 +20,7 @@ final class ProducerBatch implements ResponseSink {
     private static final Logger LOG = LoggerFactory.getLogger(ProducerBatch.class);
 
     /** A record accepted by {@code send}, with its partition and timestamp resolved. */
-    record Entry(ProducerRecord record, long timestamp, int size, SendCallback callback) {
+    record Entry(ProducerRecord record, int partition, long timestamp, int size, SendCallback callback) {
     }
 
     final TopicPartition partition;

@@ -11,8 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayDeque;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
@@ -43,7 +42,10 @@ public final class ProducerSender {
     /** Application threads → event loop: {@link ProducerBatch.Entry} or {@link FlushMarker}, in send order. */
     private final Queue<Object> queue = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final AtomicBoolean wakeUpPending = new AtomicBoolean();
-    private final Map<TopicPartition, ProducerBatch> open = new LinkedHashMap<>();
+    /** Open batch per partition, indexed by topic then partition (no key object allocated per record). */
+    private final Map<String, ProducerBatch[]> openByTopic = new HashMap<>();
+    /** The same open batches, in the order they were opened (oldest first). */
+    private final ArrayDeque<ProducerBatch> open = new ArrayDeque<>();
     private final ArrayDeque<ProducerBatch> ready = new ArrayDeque<>();
     private final ArrayDeque<ProducerBatch> inFlight = new ArrayDeque<>();
     private boolean lingerTimerSet;
@@ -68,8 +70,8 @@ public final class ProducerSender {
      * Any thread: queues a record whose partition is resolved and whose {@code size} bytes of buffer memory were
      * acquired; the callback runs on the event loop.
      */
-    public void append(ProducerRecord record, long timestamp, int size, SendCallback callback) {
-        queue.add(new ProducerBatch.Entry(record, timestamp, size, callback));
+    public void append(ProducerRecord record, int partition, long timestamp, int size, SendCallback callback) {
+        queue.add(new ProducerBatch.Entry(record, partition, timestamp, size, callback));
         wakeUp();
     }
 
@@ -83,7 +85,8 @@ public final class ProducerSender {
 
     /** Makes sure a drain runs after the last enqueue (at most one pending wake-up). */
     private void wakeUp() {
-        if (wakeUpPending.compareAndSet(false, true)) {
+        // read first: under load a wake-up is already pending and a failed CAS would still bounce the cache line
+        if (!wakeUpPending.get() && wakeUpPending.compareAndSet(false, true)) {
             loop.execute(drain);
         }
     }
@@ -103,28 +106,48 @@ public final class ProducerSender {
     }
 
     private void append(ProducerBatch.Entry e, long now) {
-        TopicPartition tp = new TopicPartition(e.record().topic(), e.record().partition());
-        ProducerBatch batch = open.get(tp);
+        String topic = e.record().topic();
+        int partition = e.partition();
+        ProducerBatch[] batches = openByTopic.get(topic);
+        if (batches == null || batches.length <= partition) {
+            ProducerBatch[] grown = new ProducerBatch[partition + 1];
+            if (batches != null) {
+                System.arraycopy(batches, 0, grown, 0, batches.length);
+            }
+            batches = grown;
+            openByTopic.put(topic, batches);
+        }
+        ProducerBatch batch = batches[partition];
         if (batch != null && batch.bytes + e.size() > batchSize) {
-            open.remove(tp);
+            close(batch);
             ready.add(batch);
             batch = null;
         }
         if (batch == null) {
-            batch = new ProducerBatch(this, tp, now);
-            open.put(tp, batch);
+            batch = new ProducerBatch(this, new TopicPartition(topic, partition), now);
+            batches[partition] = batch;
+            open.add(batch);
         }
         batch.add(e);
     }
 
+    /** Removes a batch from the open set: no more records join it. */
+    private void close(ProducerBatch batch) {
+        openByTopic.get(batch.partition.topic())[batch.partition.partition()] = null;
+        open.remove(batch);
+    }
+
     private void arm(FlushMarker marker) {
-        ready.addAll(open.values());
-        open.clear();
-        for (ProducerBatch b : ready) {
-            marker.waitFor(b);
+        ProducerBatch b;
+        while ((b = open.peek()) != null) {
+            close(b);
+            ready.add(b);
         }
-        for (ProducerBatch b : inFlight) {
-            marker.waitFor(b);
+        for (ProducerBatch r : ready) {
+            marker.waitFor(r);
+        }
+        for (ProducerBatch f : inFlight) {
+            marker.waitFor(f);
         }
         marker.armed();
     }
@@ -162,7 +185,7 @@ public final class ProducerSender {
                 continue;
             }
             ProducerBatch b = batch;
-            c.write(ApiKey.PRODUCE, out -> b.encode(out, acks), batch);
+            c.write(ApiKey.PRODUCE, out -> b.encode(out, acks), batch, b.bytes + 64 + 2 * b.partition.topic().length());
             wrote = true;
         }
         if (wrote) {
@@ -170,10 +193,7 @@ public final class ProducerSender {
         }
 
         if (!open.isEmpty() && lingerNanos > 0 && !lingerTimerSet && inFlight.size() < maxInFlight) {
-            long oldest = Long.MAX_VALUE;
-            for (ProducerBatch b : open.values()) {
-                oldest = Math.min(oldest, b.createdNanos);
-            }
+            long oldest = open.peek().createdNanos;
             lingerTimerSet = true;
             long delay = Math.max(0, oldest + lingerNanos - now);
             loop.schedule(() -> {
@@ -183,21 +203,22 @@ public final class ProducerSender {
         }
     }
 
+    /** The oldest open batch if it is due (open batches are in creation order, so only the head can be). */
     private ProducerBatch takeDueOpenBatch(long now) {
-        Iterator<ProducerBatch> it = open.values().iterator();
-        while (it.hasNext()) {
-            ProducerBatch b = it.next();
-            if (lingerNanos == 0 || now - b.createdNanos >= lingerNanos) {
-                it.remove();
-                return b;
-            }
+        ProducerBatch b = open.peek();
+        if (b != null && (lingerNanos == 0 || now - b.createdNanos >= lingerNanos)) {
+            close(b);
+            return b;
         }
         return null;
     }
 
     /** Called by a batch once its response (or error) was handled. */
     void finished(ProducerBatch batch, SluiceException error) {
-        if (!inFlight.remove(batch)) {
+        // responses come back in request order, so the finished batch is almost always the oldest
+        if (inFlight.peek() == batch) {
+            inFlight.poll();
+        } else if (!inFlight.remove(batch)) {
             LOG.warn("finished batch for {} was not in flight", batch.partition);
         }
         memory.release(batch.bytes);

@@ -67,7 +67,8 @@ final class FetchOperation implements Runnable {
     }
 
     private void respond() {
-        conn.succeed(sequence, correlationId, this::write);
+        // most fetches during catch-up fill maxBytes: start near that size instead of regrowing by doubling
+        conn.succeed(sequence, correlationId, this::write, Math.min(request.maxBytes() + 4096, 4 << 20));
     }
 
     private void write(ByteBuf out) {

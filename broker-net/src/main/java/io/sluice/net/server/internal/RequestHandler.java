@@ -12,6 +12,7 @@ import io.sluice.core.PartitionReader;
 import io.sluice.core.SluiceException;
 import io.sluice.core.TopicPartition;
 import io.sluice.net.protocol.ApiKey;
+import io.sluice.net.protocol.FrameDecoder;
 import io.sluice.net.protocol.Frames;
 import io.sluice.net.protocol.ProtocolException;
 import org.slf4j.Logger;
@@ -21,6 +22,8 @@ import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -50,6 +53,7 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
     private boolean authenticated;
     private long closeAfterSequence = -1;
     boolean draining;
+    private ScheduledFuture<?> frameCheck;
 
     public RequestHandler(ServerContext server) {
         this.server = server;
@@ -61,6 +65,24 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        long period = Math.max(10, Math.min(1_000, server.config.frameTimeoutMillis() / 4));
+        frameCheck = ctx.executor().scheduleAtFixedRate(this::closeSlowFrames, period, period, TimeUnit.MILLISECONDS);
+        super.channelActive(ctx);
+    }
+
+    /** Slow-drip defence: a frame that started arriving must complete within frameTimeoutMillis. */
+    private void closeSlowFrames() {
+        FrameDecoder decoder = ctx.pipeline().get(FrameDecoder.class);
+        if (decoder != null && decoder.partialFrameAgeNanos(System.nanoTime()) > TimeUnit.MILLISECONDS.toNanos(server.config.frameTimeoutMillis())) {
+            server.counters.protocolErrors.increment();
+            LOG.warn("closing connection {}: a frame stayed incomplete for more than frameTimeoutMillis={}",
+                    ctx.channel().remoteAddress(), server.config.frameTimeoutMillis());
+            ctx.close();
+        }
     }
 
     @Override
@@ -96,6 +118,8 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
                 || root instanceof TooLongFrameException || root instanceof CorruptedFrameException) {
             server.counters.protocolErrors.increment();
             LOG.warn("closing connection {}: bad frame: {}", ctx.channel().remoteAddress(), root.getMessage());
+        } else if (root instanceof javax.net.ssl.SSLException) {
+            LOG.warn("closing connection {}: TLS failed: {}", ctx.channel().remoteAddress(), root.getMessage());
         } else if (root instanceof IOException) {
             LOG.debug("closing connection {}: {}", ctx.channel().remoteAddress(), root.toString());
         } else {
@@ -106,6 +130,9 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        if (frameCheck != null) {
+            frameCheck.cancel(false);
+        }
         for (ByteBuf frame : waiting) {
             frame.release();
         }
@@ -215,7 +242,12 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
 
     /** Builds a success response with {@code body} and completes the request. Any thread. */
     void succeed(long sequence, int correlationId, Consumer<ByteBuf> body) {
-        ByteBuf out = ctx.alloc().ioBuffer();
+        succeed(sequence, correlationId, body, 256);
+    }
+
+    /** As {@link #succeed(long, int, Consumer)}, allocating {@code sizeHint} bytes up front. */
+    void succeed(long sequence, int correlationId, Consumer<ByteBuf> body, int sizeHint) {
+        ByteBuf out = ctx.alloc().ioBuffer(sizeHint);
         try {
             int start = Frames.startResponse(out, correlationId);
             body.accept(out);
