@@ -2,7 +2,6 @@ package io.sluice.ingest.internal;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
@@ -54,6 +53,9 @@ final class RedisStreamSink implements EventSink {
     private final ArrayBlockingQueue<Pending> queue;
     private final Thread writer;
     private final List<StreamDrainer> drainers = new ArrayList<>();
+    /** XADDs sent whose reply has not arrived yet, bounded so a slow Redis back-pressures the writer thread. */
+    static final int MAX_UNACKNOWLEDGED_XADDS = 16_384;
+    private final java.util.concurrent.Semaphore unacknowledged = new java.util.concurrent.Semaphore(MAX_UNACKNOWLEDGED_XADDS);
     private final AtomicLong written = new AtomicLong();
     private final AtomicLong landed = new AtomicLong();
     private final Object progress = new Object();
@@ -101,31 +103,42 @@ final class RedisStreamSink implements EventSink {
         // the stream carries the event as given (checked here) and the drainer encodes it for ClickHouse
         ctx.format.encode(event);
         Pending p = new Pending(event, new CompletableFuture<>());
-        try {
-            if (!queue.offer(p, ctx.config.blockMs(), TimeUnit.MILLISECONDS)) {
-                throw new BackPressureException("sink " + ctx.config.name() + ": " + ctx.config.bufferEvents()
-                        + " events waiting for XADD (buffer.events) for " + ctx.config.blockMs() + " ms (block.ms)");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new BackPressureException("interrupted while waiting for room");
-        }
         synchronized (progress) {
             acceptedCount++;
+        }
+        boolean queued = false;
+        try {
+            queued = queue.offer(p, ctx.config.blockMs(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (!queued) {
+            synchronized (progress) {
+                acceptedCount--;
+            }
+            throw new BackPressureException("sink " + ctx.config.name() + ": " + ctx.config.bufferEvents()
+                    + " events waiting for XADD (buffer.events) for " + ctx.config.blockMs() + " ms (block.ms)");
         }
         return p.done;
     }
 
+    /**
+     * The single user of the write connection. Sends each drained group of rows as pipelined XADDs with one flush
+     * and does not wait for the replies before sending the next group: up to {@link #MAX_UNACKNOWLEDGED_XADDS}
+     * XADDs may await their reply (a semaphore released by the reply callbacks, which complete the callers'
+     * futures on Lettuce's I/O thread).
+     */
     private void runWriter() {
         RedisAsyncCommands<byte[], byte[]> redis = connection.async();
         List<Pending> batch = new ArrayList<>(ctx.config.batchRows());
-        List<RedisFuture<String>> acks = new ArrayList<>(ctx.config.batchRows());
         int max = Math.min(ctx.config.batchRows(), 4096);
         while (true) {
             try {
                 Pending first = queue.poll(100, TimeUnit.MILLISECONDS);
                 if (first == null) {
                     if (closed && queue.isEmpty()) {
+                        unacknowledged.acquire(MAX_UNACKNOWLEDGED_XADDS); // every reply is in
+                        unacknowledged.release(MAX_UNACKNOWLEDGED_XADDS);
                         return;
                     }
                     continue;
@@ -133,26 +146,11 @@ final class RedisStreamSink implements EventSink {
                 awaitRoomInStream();
                 batch.add(first);
                 queue.drainTo(batch, max - 1);
+                unacknowledged.acquire(batch.size());
                 for (Pending p : batch) {
-                    acks.add(redis.xadd(key, FIELD, p.row));
+                    redis.xadd(key, FIELD, p.row).whenComplete((id, err) -> acknowledged(p, err));
                 }
                 connection.flushCommands();
-                for (int i = 0; i < batch.size(); i++) {
-                    Pending p = batch.get(i);
-                    try {
-                        acks.get(i).get(10, TimeUnit.SECONDS);
-                        written.incrementAndGet();
-                        ctx.metrics.accepted(1);
-                        p.done.complete(null);
-                    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-                        p.done.completeExceptionally(new IngestException("Redis XADD to " + ctx.config.redisStream()
-                                + " failed: " + (e.getCause() != null ? e.getCause() : e), -1, false, true, e));
-                    }
-                }
-                synchronized (progress) {
-                    doneCount += batch.size();
-                    progress.notifyAll();
-                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 for (Pending p : batch) {
@@ -162,15 +160,28 @@ final class RedisStreamSink implements EventSink {
             } catch (RuntimeException e) {
                 LOG.error("XADD writer of {} failed a batch of {}: {}", ctx.config.name(), batch.size(), e.toString());
                 for (Pending p : batch) {
-                    p.done.completeExceptionally(new IngestException("Redis XADD failed: " + e, -1, false, true, e));
-                }
-                synchronized (progress) {
-                    doneCount += batch.size();
-                    progress.notifyAll();
+                    acknowledged(p, e);
                 }
             } finally {
                 batch.clear();
-                acks.clear();
+            }
+        }
+    }
+
+    private void acknowledged(Pending p, Throwable err) {
+        if (err == null) {
+            written.incrementAndGet();
+            ctx.metrics.accepted(1);
+            p.done.complete(null);
+        } else {
+            p.done.completeExceptionally(new IngestException("Redis XADD to " + ctx.config.redisStream() + " failed: " + err,
+                    -1, false, true, err));
+        }
+        unacknowledged.release();
+        synchronized (progress) {
+            doneCount++;
+            if (doneCount >= acceptedCount) {
+                progress.notifyAll();
             }
         }
     }
