@@ -7,6 +7,7 @@ import io.sluice.bench.report.Table;
 import io.sluice.bench.report.TextTable;
 import io.sluice.bench.scenario.EventBusScenario;
 import io.sluice.bench.scenario.IngestStagesScenario;
+import io.sluice.bench.scenario.MicroBenchmarksScenario;
 import io.sluice.bench.scenario.StreamProcessorScenario;
 import io.sluice.bench.scenario.redis.RedisE2eScenario;
 import org.slf4j.Logger;
@@ -40,6 +41,7 @@ public final class Bench {
         SCENARIOS.put("stream-processor", StreamProcessorScenario::new);
         SCENARIOS.put("redis-e2e", RedisE2eScenario::new);
         SCENARIOS.put("ingest-stages", IngestStagesScenario::new);
+        SCENARIOS.put("jmh", MicroBenchmarksScenario::new);
     }
 
     private Bench() {

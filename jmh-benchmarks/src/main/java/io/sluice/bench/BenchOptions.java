@@ -26,7 +26,7 @@ public record BenchOptions(boolean quick, int warmups, int iterations, Path resu
 
     public static final String USAGE = """
             usage: bin/sluice-bench SCENARIO|all [--quick] [options]
-              scenarios: event-bus, stream-processor, redis-e2e, ingest-stages; 'all' runs every one and writes
+              scenarios: event-bus, stream-processor, redis-e2e, ingest-stages, jmh; 'all' runs every one and writes
                          jmh-benchmarks/results/REPORT.md with SVG charts
               --quick                 a few seconds per scenario (CI smoke test; figures mean nothing)
               --iterations N          measured iterations per configuration (default 5, quick 2)
