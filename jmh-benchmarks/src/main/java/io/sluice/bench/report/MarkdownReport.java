@@ -40,31 +40,37 @@ public final class MarkdownReport {
 
         b.append("## Where Sluice loses to a reference row\n\n");
         int losses = 0;
+        int wins = 0;
         int unavailable = 0;
+        StringBuilder lines = new StringBuilder();
         for (ScenarioResult r : results) {
             for (Table t : r.tables()) {
+                StringBuilder lost = new StringBuilder();
                 for (Row row : t.rows()) {
                     if (row.losesToReference()) {
                         losses++;
-                        b.append("- `").append(r.scenario()).append("` — ").append(t.title()).append(" — **")
-                                .append(row.metric()).append("**: Sluice ").append(Numbers.format(row.sluice().median()))
-                                .append(' ').append(row.unit()).append(" vs reference ")
-                                .append(Numbers.format(row.reference())).append(' ').append(row.unit())
-                                .append(" (").append(row.verdict()).append(")\n");
+                        lost.append(lost.length() == 0 ? "" : "; ").append(row.metric()).append(" ")
+                                .append(Numbers.format(row.sluice().median())).append(" vs ")
+                                .append(Numbers.format(row.reference())).append(' ').append(row.unit());
+                    } else if (row.sluice() != null && row.reference() != null) {
+                        wins++;
                     } else if (row.sluice() == null && row.reference() != null) {
                         unavailable++;
                     }
                 }
+                if (lost.length() > 0) {
+                    lines.append("| `").append(r.scenario()).append("` | ").append(t.title().replace("|", "\\|")).append(" | ")
+                            .append(lost.toString().replace("|", "\\|")).append(" |\n");
+                }
             }
         }
-        if (losses == 0) {
-            b.append("- none among the rows measured.\n");
+        b.append("Sluice's median loses to the reference in **").append(losses).append("** rows and beats or ties it in **")
+                .append(wins).append("** (rows with both figures; ±1% counts as a tie)")
+                .append(unavailable > 0 ? "; " + unavailable + " reference rows have no Sluice figure in this run (marked *not available*, with the reason)" : "")
+                .append(".\n\n");
+        if (losses > 0) {
+            b.append("| scenario | table | rows Sluice loses (Sluice median vs reference) |\n|---|---|---|\n").append(lines).append('\n');
         }
-        if (unavailable > 0) {
-            b.append("- ").append(unavailable).append(" reference rows have no Sluice figure in this run "
-                    + "(marked *not available* below, with the reason).\n");
-        }
-        b.append('\n');
 
         for (ScenarioResult r : results) {
             b.append("## `").append(r.scenario()).append("` — ").append(r.title()).append("\n\n");

@@ -45,6 +45,9 @@ public record Row(String metric, String unit, Better better, Sample sluice, Samp
     }
 
     private String ratio(double s, double r) {
+        if (s == 0 || r == 0) {
+            return "vs 0";
+        }
         double x = better == Better.LOWER ? r / s : s / r;
         return Numbers.format(x) + "×";
     }
