@@ -12,7 +12,9 @@ need=()
 command -v java >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
 command -v clickhouse-server >/dev/null 2>&1 || [ -x /usr/sbin/clickhouse-server ] || need+=(clickhouse-server clickhouse-client)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
-command -v unzip >/dev/null 2>&1 || command -v curl >/dev/null 2>&1 || need+=(curl unzip)
+command -v curl >/dev/null 2>&1 || command -v wget >/dev/null 2>&1 || need+=(curl)   # the Maven wrapper downloads Maven
+command -v unzip >/dev/null 2>&1 || need+=(unzip)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)   # TLS tests make their own CA
 if [ ${#need[@]} -gt 0 ]; then
   echo "test.sh: installing ${need[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"

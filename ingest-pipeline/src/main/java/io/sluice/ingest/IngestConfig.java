@@ -235,7 +235,7 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
         private String redisStream;
         private String redisGroup = "sluice-ingest";
         private long redisMaxPending = 1_000_000;
-        private long redisClaimIdleMs = 30_000;
+        private long redisClaimIdleMs = 60_000;
         private int redisMaxDeliveries = 5;
         private String group;
         private String deadLetterTable;

@@ -72,6 +72,7 @@ class FaultsTest {
     }
 
     @Test
+    @SuppressWarnings("unchecked") // Lettuce's generic varargs
     void workerPoolTakesOverADeadWorkersEntriesAndDeadLettersAPoisonEntry(ClickHouseServer clickHouse, RedisServer redis) {
         String t = Tables.createEvents(clickHouse, db, "takeover");
         String stream = "it:takeover:" + System.nanoTime();
@@ -154,5 +155,39 @@ class FaultsTest {
         }
         assertThat(ids).hasSameSizeAs(landed);             // no duplicates
         assertThat(landed).containsAll(acknowledged);        // nothing acknowledged is lost
+    }
+
+    @Test
+    @SuppressWarnings("unchecked") // Lettuce's generic varargs
+    void rowsOfATakenOverEntryThatAlreadyLandedAreNotInsertedAgain(ClickHouseServer clickHouse, RedisServer redis) {
+        String t = db + ".takeover_landed";
+        clickHouse.execute("CREATE TABLE " + t + " (id UInt64, name String, value Int64, _sluice_entry String,"
+                + " _sluice_index UInt32) ENGINE = MergeTree ORDER BY id");
+        String stream = "it:landed:" + System.nanoTime();
+        RedisClient client = RedisClient.create(redis.url());
+        try (StatefulRedisConnection<String, String> c = client.connect()) {
+            RedisCommands<String, String> r = c.sync();
+            r.xgroupCreate(XReadArgs.StreamOffset.from(stream, "0"), "sluice-ingest", new XGroupCreateArgs().mkstream(true));
+            for (int i = 0; i < 1_000; i++) {
+                r.xadd(stream, "e", new String(event(i)));
+            }
+            List<StreamMessage<String, String>> taken = r.xreadgroup(Consumer.from("sluice-ingest", "dead-worker"),
+                    XReadArgs.Builder.count(1_000), XReadArgs.StreamOffset.lastConsumed(stream));
+            // the dead worker had inserted the first 300 rows but died before XACK
+            StringBuilder rows = new StringBuilder();
+            for (int i = 0; i < 300; i++) {
+                rows.append(i == 0 ? "" : ",").append("(").append(i).append(",'n").append(i).append("',").append(3 * i)
+                        .append(",'").append(taken.get(i).getId()).append("',0)");
+            }
+            clickHouse.execute("INSERT INTO " + t + " VALUES " + rows);
+        }
+        try (EventSink sink = EventSink.open(Tables.config(clickHouse, t, Strategy.WORKER_POOL).redisUrl(redis.url())
+                .redisStream(stream).workers(2).redisClaimIdleMs(300).build())) {
+            Await.until("stream emptied", Duration.ofSeconds(30), () -> redis.commandLong("XLEN", stream) == 0);
+            assertThat(sink.metrics().get("duplicates_skipped").longValue()).isEqualTo(300);
+        } finally {
+            client.shutdown();
+        }
+        assertThat(Tables.contentSummary(clickHouse, t)).isEqualTo(Tables.expectedSummary(1_000));
     }
 }

@@ -103,12 +103,14 @@ class JournalStrategyTest {
         produce("clicks", 0, 10_000);
         try (IngestPipeline first = IngestPipeline.start(config, broker::newConsumer)) {
             Tables.awaitRows(clickHouse, table, 10_000, Duration.ofSeconds(60));
+            assertThat(first.metrics().get("rows_inserted").longValue()).isEqualTo(10_000);
         }
         produce("clicks", 10_000, 20_000);
         try (IngestPipeline second = IngestPipeline.start(config, broker::newConsumer)) {
             Tables.awaitRows(clickHouse, table, 20_000, Duration.ofSeconds(60));
             io.sluice.ingest.testing.Await.until("offsets committed", Duration.ofSeconds(30),
                     () -> committedTotal(config.group(), "clicks", 2) == 20_000);
+            assertThat(second.metrics().get("rows_inserted").longValue()).isEqualTo(10_000); // resumed, not replayed
         }
         assertThat(contentSummary(clickHouse, table)).isEqualTo(expectedSummary(20_000));
     }

@@ -226,6 +226,9 @@ public final class IngestStageRunner {
                     throw new IllegalStateException(failed.get() + " sends failed");
                 }
                 prober.awaitLanded(Duration.ofMinutes(5));
+                if (pipeline.failure() != null) {
+                    throw new IllegalStateException("journal pipeline failed", pipeline.failure());
+                }
             }
         } finally {
             deleteTree(dir);
@@ -323,20 +326,20 @@ public final class IngestStageRunner {
             results.add(r.runSink("02-async-insert", Strategy.ASYNC, (int) Math.max(1_000, 10_000 * scale), b -> b.maxInFlight(32)));
         }
         if (run.contains("3")) {
-            r.runSink("03-coalescing", Strategy.COALESCING, warm, b -> b.batchRows(10_000).maxInFlight(2).lingerMs(20)); // JIT warm-up, not reported
-            results.add(r.runSink("03-coalescing", Strategy.COALESCING, big, b -> b.batchRows(10_000).maxInFlight(2).lingerMs(20)));
+            r.runSink("03-coalescing", Strategy.COALESCING, warm, b -> b.batchRows(50_000).maxInFlight(2).lingerMs(50)); // JIT warm-up, not reported
+            results.add(r.runSink("03-coalescing", Strategy.COALESCING, big, b -> b.batchRows(50_000).maxInFlight(2).lingerMs(50)));
         }
         if (run.contains("4")) {
-            r.runSink("04-redis-stream", Strategy.REDIS_STREAM, warm, b -> b.batchRows(10_000).lingerMs(20)); // JIT warm-up, not reported
-            results.add(r.runSink("04-redis-stream", Strategy.REDIS_STREAM, big, b -> b.batchRows(10_000).lingerMs(20)));
+            r.runSink("04-redis-stream", Strategy.REDIS_STREAM, warm, b -> b.batchRows(50_000).lingerMs(50)); // JIT warm-up, not reported
+            results.add(r.runSink("04-redis-stream", Strategy.REDIS_STREAM, big, b -> b.batchRows(50_000).lingerMs(50)));
         }
         if (run.contains("5")) {
-            r.runSink("05-worker-pool", Strategy.WORKER_POOL, warm, b -> b.batchRows(10_000).lingerMs(20).workers(2)); // JIT warm-up, not reported
-            results.add(r.runSink("05-worker-pool", Strategy.WORKER_POOL, big, b -> b.batchRows(10_000).lingerMs(20).workers(2)));
+            r.runSink("05-worker-pool", Strategy.WORKER_POOL, warm, b -> b.batchRows(50_000).lingerMs(50).workers(2)); // JIT warm-up, not reported
+            results.add(r.runSink("05-worker-pool", Strategy.WORKER_POOL, big, b -> b.batchRows(50_000).lingerMs(50).workers(2)));
         }
         if (run.contains("6")) {
-            r.runJournal("06-journal", warm, 2, b -> b.batchRows(10_000).lingerMs(20).maxInFlight(2)); // JIT warm-up, not reported
-            results.add(r.runJournal("06-journal", big, 2, b -> b.batchRows(10_000).lingerMs(20).maxInFlight(2)));
+            r.runJournal("06-journal", warm, 2, b -> b.batchRows(50_000).lingerMs(50).maxInFlight(2)); // JIT warm-up, not reported
+            results.add(r.runJournal("06-journal", big, 2, b -> b.batchRows(50_000).lingerMs(50).maxInFlight(2)));
         }
         if (results.isEmpty()) {
             return;

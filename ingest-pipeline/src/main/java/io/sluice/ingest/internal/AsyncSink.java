@@ -44,7 +44,7 @@ final class AsyncSink implements EventSink {
             this.settings = Map.of("async_insert", "1", "wait_for_async_insert", "0");
         } else {
             String buffer = ensureBufferTable(ctx);
-            this.format = new RowFormat(buffer, ctx.config.rowEncoder(), false);
+            this.format = new RowFormat(buffer, ctx.config.rowEncoder(), RowFormat.Provenance.NONE);
             this.settings = Map.of();
         }
         this.retrier = ctx.inserter(format, settings, ctx.clickHouseDeadLetters());

@@ -24,6 +24,9 @@ public final class ClickHouseTarget {
     /** Journal offset columns: when the table has both, the journal strategy fills them and uses them to skip rows already landed. */
     public static final String PARTITION_COLUMN = "_sluice_partition";
     public static final String OFFSET_COLUMN = "_sluice_offset";
+    /** Stream entry columns: when the table has both, the stream strategies fill them and skip redelivered rows already landed. */
+    public static final String ENTRY_COLUMN = "_sluice_entry";
+    public static final String INDEX_COLUMN = "_sluice_index";
 
     private final String table;
     private final String version;
@@ -112,6 +115,11 @@ public final class ClickHouseTarget {
 
     public boolean hasColumn(String name) {
         return columns.containsKey(name);
+    }
+
+    /** True when the table carries the stream entry columns. */
+    public boolean hasEntryColumns() {
+        return hasColumn(ENTRY_COLUMN) && hasColumn(INDEX_COLUMN);
     }
 
     /** True when the table carries the journal offset columns. */

@@ -96,7 +96,7 @@ public final class JournalIngestor implements AutoCloseable {
 
     public JournalIngestor(IngestConfig config, ConsumerFactory consumers) {
         this.config = config;
-        this.ctx = new SinkContext(config, true);
+        this.ctx = new SinkContext(config, RowFormat.Provenance.OFFSETS);
         this.offsetColumns = ctx.target.hasOffsetColumns();
         this.dedupToken = !offsetColumns && ctx.target.supportsSetting("insert_deduplication_token");
         this.inserter = ctx.inserter(ctx.format, Map.of(), ctx.clickHouseDeadLetters());
@@ -133,16 +133,23 @@ public final class JournalIngestor implements AutoCloseable {
         try (Consumer consumer = consumers.open(cc)) {
             consumer.subscribe(config.topic());
             long lingerNanos = config.lingerMs() * 1_000_000L;
+            long heartbeatNanos = cc.sessionTimeoutMillis() * 1_000_000L / 4;
+            long lastPollNanos = System.nanoTime();
             while (running) {
                 if (inFlightCount >= config.maxInFlight()) {
-                    // at capacity: wait for an insert to finish (poll again within the session timeout regardless)
+                    // At capacity: wait for an insert to finish rather than polling records we could not take
+                    // (they would be sought back and read again). Still poll at least every heartbeatNanos so the
+                    // group keeps this member; meanwhile new events simply wait in the journal.
                     InFlight f = completions.poll(100, TimeUnit.MILLISECONDS);
                     if (f != null) {
                         completions.add(f);
+                    } else if (System.nanoTime() - lastPollNanos < heartbeatNanos) {
+                        continue;
                     }
                 }
                 commitCompleted(consumer);
                 List<ConsumerRecord> records = consumer.poll(Duration.ofMillis(Math.max(1, Math.min(100, config.lingerMs()))));
+                lastPollNanos = System.nanoTime();
                 syncAssignment(consumer);
                 Set<TopicPartition> blocked = new HashSet<>();
                 for (ConsumerRecord r : records) {

@@ -26,22 +26,27 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Strategies redis-stream (one drainer) and worker-pool (N drainers, takeover, dead letters). The write path
  * ends at a pipelined XADD: writers put rows into a bounded queue; one writer thread (the only user of its
- * connection, so auto-flush can be off) sends up to {@code batch.rows} XADDs, flushes them in one write and
- * completes each caller's future when Redis acknowledged its entry. {@link StreamDrainer}s move entries to
+ * connection, so auto-flush can be off) drains up to 4096 events, packs them into entries of up to
+ * {@link #EVENTS_PER_ENTRY} events ({@link StreamEntries}), sends the XADDs with one flush and completes each
+ * caller's future when Redis acknowledged the entry holding its event. {@link StreamDrainer}s move entries to
  * ClickHouse and XACK+XDEL them only afterwards.
  *
  * <p><b>Trimming never removes an entry not yet in ClickHouse</b>: there is no MAXLEN trimming at all (MAXLEN ~
- * would drop pending entries). An entry leaves the stream only by the XDEL that follows its XACK, so the stream
- * holds exactly the entries not yet landed, and it is bounded on the write path instead: when entries written
- * by this sink minus entries landed by its drainers reach {@code redis.max.pending}, the writer thread stops
- * sending, the queue fills and writers get {@link BackPressureException} after {@code block.ms}.
+ * would drop pending entries). Drainers remove only acknowledged entries — {@code XTRIM MINID} below the group's
+ * safe point on Redis 6.2+ (see {@link StreamDrainer}), XDEL after XACK on older servers — so the stream holds
+ * the entries not yet landed, and it is bounded on the write path instead: when entries written by this sink
+ * minus entries landed by its drainers reach {@code redis.max.pending}, the writer thread stops sending, the
+ * queue fills and writers get {@link BackPressureException} after {@code block.ms}.
  *
  * <p>Redis down: XADD fails at once (disconnected commands are rejected, not buffered), the caller's future fails
  * with an {@link IngestException} — the event was not accepted; Lettuce reconnects in the background.
  */
 final class RedisStreamSink implements EventSink {
     private static final Logger LOG = LoggerFactory.getLogger(RedisStreamSink.class);
-    static final byte[] FIELD = "e".getBytes(StandardCharsets.US_ASCII);
+    /** Most events packed into one stream entry (see {@link StreamEntries}). */
+    static final int EVENTS_PER_ENTRY = 256;
+    /** Most bytes packed into one stream entry. */
+    static final int BYTES_PER_ENTRY = 256 << 10;
 
     private record Pending(byte[] row, CompletableFuture<Void> done) {
     }
@@ -147,8 +152,21 @@ final class RedisStreamSink implements EventSink {
                 batch.add(first);
                 queue.drainTo(batch, max - 1);
                 unacknowledged.acquire(batch.size());
+                List<byte[]> rows = new ArrayList<>(batch.size());
                 for (Pending p : batch) {
-                    redis.xadd(key, FIELD, p.row).whenComplete((id, err) -> acknowledged(p, err));
+                    rows.add(p.row);
+                }
+                int from = 0;
+                while (from < batch.size()) {
+                    int to = from;
+                    int bytes = 0;
+                    while (to < batch.size() && to - from < EVENTS_PER_ENTRY && (to == from || bytes + rows.get(to).length <= BYTES_PER_ENTRY)) {
+                        bytes += rows.get(to++).length;
+                    }
+                    List<Pending> entry = List.copyOf(batch.subList(from, to));
+                    redis.xadd(key, StreamEntries.PACKED, StreamEntries.pack(rows, from, to))
+                            .whenComplete((id, err) -> entry.forEach(p -> acknowledged(p, err)));
+                    from = to;
                 }
                 connection.flushCommands();
             } catch (InterruptedException e) {

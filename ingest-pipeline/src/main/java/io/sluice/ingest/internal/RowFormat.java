@@ -11,28 +11,41 @@ import java.util.List;
  * How an event becomes row bytes in a {@link RowBatch}, and the INSERT statement that goes with them.
  *
  * <p>JSON passthrough: the event must be one JSON object; it is checked only for its outer braces (ClickHouse
- * parses it) and written as is, one per line ({@code FORMAT JSONEachRow}). With journal offset columns the
- * closing brace is replaced by {@code ,"_sluice_partition":P,"_sluice_offset":O}} — byte surgery, no parsing.
+ * parses it) and written as is, one per line ({@code FORMAT JSONEachRow}). With provenance columns the closing
+ * brace is replaced by {@code ,"_sluice_partition":P,"_sluice_offset":O}} (journal) or
+ * {@code ,"_sluice_entry":"ID","_sluice_index":K}} (streams) — byte surgery, no parsing.
  *
  * <p>Typed rows: the {@link RowEncoder} writes RowBinary for its columns ({@code INSERT INTO t (c1, c2, ...) FORMAT
- * RowBinary}); offset columns, when used, follow as UInt32 and UInt64.
+ * RowBinary}); provenance columns, when used, follow (UInt32 + UInt64, or String + UInt32).
  */
 public final class RowFormat {
     private final RowEncoder encoder;
-    private final boolean offsetColumns;
+    /** Columns Sluice fills itself to identify a row's origin (and skip rows that already landed). */
+    public enum Provenance {
+        NONE,
+        /** {@code _sluice_partition UInt32, _sluice_offset UInt64}: the journal strategy */
+        OFFSETS,
+        /** {@code _sluice_entry String, _sluice_index UInt32}: the stream strategies */
+        ENTRIES
+    }
+
+    private final Provenance provenance;
     private final String insertSql;
     private final ThreadLocal<RowBinaryWriter> scratch = ThreadLocal.withInitial(() -> new RowBinaryWriter(256));
 
-    public RowFormat(String table, RowEncoder encoder, boolean offsetColumns) {
+    public RowFormat(String table, RowEncoder encoder, Provenance provenance) {
         this.encoder = encoder;
-        this.offsetColumns = offsetColumns;
+        this.provenance = provenance;
         if (encoder == null) {
             this.insertSql = "INSERT INTO " + table + " FORMAT JSONEachRow";
         } else {
             List<String> cols = new ArrayList<>(encoder.columns());
-            if (offsetColumns) {
+            if (provenance == Provenance.OFFSETS) {
                 cols.add(ClickHouseTarget.PARTITION_COLUMN);
                 cols.add(ClickHouseTarget.OFFSET_COLUMN);
+            } else if (provenance == Provenance.ENTRIES) {
+                cols.add(ClickHouseTarget.ENTRY_COLUMN);
+                cols.add(ClickHouseTarget.INDEX_COLUMN);
             }
             this.insertSql = "INSERT INTO " + table + " (" + String.join(", ", cols) + ") FORMAT RowBinary";
         }
@@ -80,30 +93,53 @@ public final class RowFormat {
         }
     }
 
-    /** Appends an encoded row plus its journal partition and offset (offset columns). */
+    public Provenance provenance() {
+        return provenance;
+    }
+
+    /** Appends an encoded row plus its journal partition and offset (when the table has the offset columns). */
     public <T> void append(RowBatch<T> batch, byte[] row, int partition, long offset, T tag) {
-        if (!offsetColumns) {
+        if (provenance != Provenance.OFFSETS) {
             append(batch, row, tag);
-            return;
-        }
-        if (encoder == null) {
-            int close = lastNonSpace(row);
-            boolean empty = firstNonSpace(row, close) == firstNonSpace(row, row.length) && isBlank(row, firstNonSpace(row, row.length) + 1, close);
-            byte[] suffix = ((empty ? "" : ",") + "\"" + ClickHouseTarget.PARTITION_COLUMN + "\":" + partition + ",\""
-                    + ClickHouseTarget.OFFSET_COLUMN + "\":" + offset + "}\n").getBytes(StandardCharsets.US_ASCII);
-            batch.ensure(close + suffix.length);
-            System.arraycopy(row, 0, batch.buffer(), batch.bytes(), close);
-            batch.advance(close);
-            System.arraycopy(suffix, 0, batch.buffer(), batch.bytes(), suffix.length);
-            batch.advance(suffix.length);
-            batch.endRow(tag);
+        } else if (encoder == null) {
+            appendJson(batch, row, "\"" + ClickHouseTarget.PARTITION_COLUMN + "\":" + partition + ",\""
+                    + ClickHouseTarget.OFFSET_COLUMN + "\":" + offset, tag);
         } else {
-            batch.ensure(row.length + 12);
             RowBinaryWriter w = scratch.get();
             w.reset();
             w.writeBytes(row, 0, row.length).writeUInt32(partition).writeUInt64(offset);
             batch.add(w.array(), 0, w.size(), tag);
         }
+    }
+
+    /** Appends an encoded row plus its stream entry id and index in the entry (when the table has the entry columns). */
+    public <T> void append(RowBatch<T> batch, byte[] row, String entryId, int index, T tag) {
+        if (provenance != Provenance.ENTRIES) {
+            append(batch, row, tag);
+        } else if (encoder == null) {
+            // entry ids are digits and '-': no escaping needed
+            appendJson(batch, row, "\"" + ClickHouseTarget.ENTRY_COLUMN + "\":\"" + entryId + "\",\""
+                    + ClickHouseTarget.INDEX_COLUMN + "\":" + index, tag);
+        } else {
+            RowBinaryWriter w = scratch.get();
+            w.reset();
+            w.writeBytes(row, 0, row.length).writeString(entryId).writeUInt32(index);
+            batch.add(w.array(), 0, w.size(), tag);
+        }
+    }
+
+    /** Replaces the object's closing brace by {@code ,<fields>}} — byte surgery, no parsing. */
+    private <T> void appendJson(RowBatch<T> batch, byte[] row, String fields, T tag) {
+        int close = lastNonSpace(row);
+        int open = firstNonSpace(row, row.length);
+        boolean empty = isBlank(row, open + 1, close); // "{}"
+        byte[] suffix = ((empty ? "" : ",") + fields + "}\n").getBytes(StandardCharsets.US_ASCII);
+        batch.ensure(close + suffix.length);
+        System.arraycopy(row, 0, batch.buffer(), batch.bytes(), close);
+        batch.advance(close);
+        System.arraycopy(suffix, 0, batch.buffer(), batch.bytes(), suffix.length);
+        batch.advance(suffix.length);
+        batch.endRow(tag);
     }
 
     /** The event bytes of a row in a batch, for dead letters (JSON rows without their newline). */

@@ -15,12 +15,14 @@ final class SinkContext {
     final IngestMetrics metrics = new IngestMetrics();
     private volatile long giveUpAtNanos = Long.MAX_VALUE;
 
-    SinkContext(IngestConfig config, boolean offsetColumns) {
+    SinkContext(IngestConfig config, RowFormat.Provenance wanted) {
         this.config = config;
         this.http = new ClickHouseHttp(config.clickHouseUrl(), config.user(), config.password(),
                 Duration.ofMillis(config.insertTimeoutMs()), null);
         this.target = ClickHouseTarget.open(config, http);
-        this.format = new RowFormat(config.table(), config.rowEncoder(), offsetColumns && target.hasOffsetColumns());
+        boolean available = wanted == RowFormat.Provenance.OFFSETS ? target.hasOffsetColumns()
+                : wanted == RowFormat.Provenance.ENTRIES && target.hasEntryColumns();
+        this.format = new RowFormat(config.table(), config.rowEncoder(), available ? wanted : RowFormat.Provenance.NONE);
     }
 
     /** After close's deadline, retry loops stop and report failure instead of waiting for ClickHouse. */

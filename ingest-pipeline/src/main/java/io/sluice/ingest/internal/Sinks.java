@@ -10,7 +10,7 @@ public final class Sinks {
     }
 
     public static EventSink open(IngestConfig config) {
-        SinkContext ctx = new SinkContext(config, false);
+        SinkContext ctx = new SinkContext(config, config.strategy().usesRedis() ? RowFormat.Provenance.ENTRIES : RowFormat.Provenance.NONE);
         return switch (config.strategy()) {
             case SYNC -> new SyncSink(ctx);
             case ASYNC -> new AsyncSink(ctx);

@@ -12,6 +12,7 @@ import io.lettuce.core.XAutoClaimArgs;
 import io.lettuce.core.XClaimArgs;
 import io.lettuce.core.XGroupCreateArgs;
 import io.lettuce.core.XReadArgs;
+import io.lettuce.core.XTrimArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -22,8 +23,10 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
+
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntConsumer;
@@ -42,9 +45,13 @@ import java.util.function.IntConsumer;
  * </ol>
  * After any Redis error the drainer first re-reads its own pending entries (XREADGROUP from id 0): a reply lost
  * with the connection must not leave entries waiting for the takeover timeout.
- * Guarantee: at-least-once. An entry is acknowledged only after its row is in ClickHouse, so no loss; a worker
- * killed between the INSERT and the XACK leaves entries that are claimed and inserted again (duplicates bounded
- * by the batches in flight at the crash).
+ * Guarantee: no loss — an entry is acknowledged only after its rows are in ClickHouse (or dead-lettered).
+ * Duplicates: a worker killed between the INSERT and the XACK leaves entries that are taken over and inserted
+ * again. With {@code _sluice_entry String, _sluice_index UInt32} columns in the table (filled by Sluice), rows
+ * of redelivered entries — and of a batch whose INSERT outcome is unknown — that are already in the table are
+ * skipped: exactly-once rows, except for an INSERT still running on the server when that check runs (keep
+ * {@code redis.claim.idle.ms} above {@code insert.timeout.ms}). Without those columns: at-least-once,
+ * duplicates bounded by the batches in flight at the crash.
  */
 final class StreamDrainer {
     private static final Logger LOG = LoggerFactory.getLogger(StreamDrainer.class);
@@ -62,6 +69,10 @@ final class StreamDrainer {
     private final Thread thread;
     private volatile boolean running = true;
     private boolean recoverOwn; // drainer thread only
+    private static final long TRIM_INTERVAL_NANOS = 100_000_000L;
+    private long lastTrimNanos;
+    private boolean minIdTrim;
+    private double eventsPerEntry = RedisStreamSink.EVENTS_PER_ENTRY; // drainer thread only
     private RedisCommands<byte[], byte[]> redis;
 
     StreamDrainer(SinkContext ctx, RedisClient client, byte[] key, BatchInserter inserter, RedisDeadLetters deadLetters,
@@ -97,6 +108,7 @@ final class StreamDrainer {
         }
     }
 
+    @SuppressWarnings("unchecked") // Lettuce's xreadgroup takes generic varargs of StreamOffset
     private void run() {
         Backoff backoff = new Backoff(ctx.config.retryInitialMs(), ctx.config.retryMaxMs());
         long claimIntervalNanos = ctx.config.redisClaimIdleMs() * 500_000L;
@@ -108,6 +120,7 @@ final class StreamDrainer {
                     connection = client.connect(ByteArrayCodec.INSTANCE);
                     redis = connection.sync();
                     ensureGroup();
+                    minIdTrim = supportsMinIdTrim(redis.info("server"));
                 }
                 if (takeover && System.nanoTime() - nextClaim >= 0) {
                     claimAndLand();
@@ -116,17 +129,19 @@ final class StreamDrainer {
                 if (recoverOwn) {
                     // entries delivered to us whose reply was lost (connection dropped): re-read our own pending list
                     List<StreamMessage<byte[], byte[]>> own = redis.xreadgroup(Consumer.from(group, me),
-                            XReadArgs.Builder.count(ctx.config.batchRows()), XReadArgs.StreamOffset.from(key, "0"));
+                            XReadArgs.Builder.count(entriesPerBatch()), XReadArgs.StreamOffset.from(key, "0"));
                     if (own.isEmpty()) {
                         recoverOwn = false;
                     } else {
-                        land(own);
+                        land(own, true);
                     }
                     continue;
                 }
                 List<StreamMessage<byte[], byte[]>> batch = read();
                 if (!batch.isEmpty()) {
-                    land(batch);
+                    land(batch, false);
+                } else if (minIdTrim) {
+                    trimAcknowledged(false); // idle: trim what the last acknowledgements left
                 }
                 backoff.reset();
             } catch (RedisCommandExecutionException e) {
@@ -164,6 +179,33 @@ final class StreamDrainer {
         }
     }
 
+    /** XTRIM MINID exists from Redis 6.2 on; older servers get XDEL after XACK. */
+    static boolean supportsMinIdTrim(String serverInfo) {
+        for (String line : serverInfo.split("\r?\n")) {
+            if (line.startsWith("redis_version:")) {
+                String[] v = line.substring("redis_version:".length()).trim().split("\\.");
+                int major = Integer.parseInt(v[0]);
+                int minor = v.length > 1 ? Integer.parseInt(v[1]) : 0;
+                return major > 6 || major == 6 && minor >= 2;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Entries to ask for so that a batch holds about {@code batch.rows} events: Sluice's entries pack up to
+     * EVENTS_PER_ENTRY events, entries from other writers may hold one; the estimate follows what was read.
+     */
+    private int entriesPerBatch() {
+        return (int) Math.max(1, Math.min(ctx.config.batchRows(), ctx.config.batchRows() / eventsPerEntry));
+    }
+
+    private void observe(List<StreamMessage<byte[], byte[]>> read, int events) {
+        if (!read.isEmpty()) {
+            eventsPerEntry = Math.max(1.0, (double) events / read.size());
+        }
+    }
+
     private void ensureGroup() {
         try {
             redis.xgroupCreate(XReadArgs.StreamOffset.from(key, "0"), group, new XGroupCreateArgs().mkstream(true));
@@ -180,20 +222,21 @@ final class StreamDrainer {
         }
     }
 
+    @SuppressWarnings("unchecked") // Lettuce's xreadgroup takes generic varargs of StreamOffset
     private List<StreamMessage<byte[], byte[]>> read() {
-        int max = ctx.config.batchRows();
         long lingerEnd = System.nanoTime() + ctx.config.lingerMs() * 1_000_000L;
         Consumer<byte[]> consumer = Consumer.from(group, me);
         List<StreamMessage<byte[], byte[]>> out = new ArrayList<>();
-        List<StreamMessage<byte[], byte[]>> got = redis.xreadgroup(consumer, XReadArgs.Builder.count(max).block(500),
+        int maxEntries = entriesPerBatch();
+        List<StreamMessage<byte[], byte[]>> got = redis.xreadgroup(consumer, XReadArgs.Builder.count(maxEntries).block(500),
                 XReadArgs.StreamOffset.lastConsumed(key));
         out.addAll(got);
-        while (!got.isEmpty() && out.size() < max && running) {
+        while (!got.isEmpty() && out.size() < maxEntries && running) {
             long waitMs = (lingerEnd - System.nanoTime()) / 1_000_000L;
             if (waitMs <= 0) {
                 break;
             }
-            got = redis.xreadgroup(consumer, XReadArgs.Builder.count(max - out.size()).block(waitMs),
+            got = redis.xreadgroup(consumer, XReadArgs.Builder.count(maxEntries - out.size()).block(waitMs),
                     XReadArgs.StreamOffset.lastConsumed(key));
             out.addAll(got);
         }
@@ -205,7 +248,7 @@ final class StreamDrainer {
         do {
             ClaimedMessages<byte[], byte[]> claimed = redis.xautoclaim(key, new XAutoClaimArgs<byte[]>()
                     .consumer(Consumer.from(group, me)).minIdleTime(ctx.config.redisClaimIdleMs())
-                    .startId(cursor).count(ctx.config.batchRows()));
+                    .startId(cursor).count(entriesPerBatch()));
             cursor = claimed.getId();
             List<StreamMessage<byte[], byte[]>> msgs = new ArrayList<>();
             for (StreamMessage<byte[], byte[]> m : claimed.getMessages()) {
@@ -231,61 +274,174 @@ final class StreamDrainer {
             if (!poison.isEmpty()) {
                 List<DeadLetters.Letter> letters = new ArrayList<>();
                 for (StreamMessage<byte[], byte[]> m : poison) {
-                    letters.add(new DeadLetters.Letter(event(m), "delivered " + deliveries.get(m.getId())
-                            + " times without being acknowledged (redis.max.deliveries=" + ctx.config.redisMaxDeliveries()
-                            + "): workers crashed or stalled on it", stream + "/" + m.getId()));
+                    List<byte[]> events = StreamEntries.events(m);
+                    for (int k = 0; k < events.size(); k++) {
+                        letters.add(new DeadLetters.Letter(events.get(k), "delivered " + deliveries.get(m.getId())
+                                + " times without being acknowledged (redis.max.deliveries=" + ctx.config.redisMaxDeliveries()
+                                + "): workers crashed or stalled on it", stream + "/" + m.getId() + "#" + k));
+                    }
                 }
                 deadLetters.write(letters);
                 ctx.metrics.deadLettered(letters.size());
                 acknowledge(poison.stream().map(StreamMessage::getId).toArray(String[]::new));
             }
             if (!retry.isEmpty()) {
-                land(retry);
+                land(retry, true);
             }
         } while (running && !"0-0".equals(cursor));
     }
 
-    private static byte[] event(StreamMessage<byte[], byte[]> m) {
-        for (Map.Entry<byte[], byte[]> e : m.getBody().entrySet()) {
-            if (Arrays.equals(e.getKey(), RedisStreamSink.FIELD)) {
-                return e.getValue();
-            }
+    /** A row's origin: its stream entry and its position in the entry. */
+    record Origin(String entryId, int index) {
+        @Override
+        public String toString() {
+            return entryId + "#" + index;
         }
-        return new byte[0];
     }
 
-    private void land(List<StreamMessage<byte[], byte[]>> msgs) {
+    /**
+     * @param redelivered the entries were delivered before (taken over, or re-read after an error): with entry
+     *                    columns in the table, rows of them already in ClickHouse are skipped
+     */
+    private void land(List<StreamMessage<byte[], byte[]>> msgs, boolean redelivered) {
         RowFormat format = inserter.format();
-        RowBatch<String> batch = new RowBatch<>(msgs.size(), msgs.size() * 128);
+        boolean skipLanded = redelivered && format.provenance() == RowFormat.Provenance.ENTRIES;
+        Set<String> landed = skipLanded ? landedRows(msgs.stream().map(StreamMessage::getId).toList()) : Set.of();
+        RowBatch<Origin> batch = new RowBatch<>(msgs.size() * 16, msgs.size() * 4096);
         List<DeadLetters.Letter> unencodable = new ArrayList<>();
         String[] ids = new String[msgs.size()];
+        int events = 0;
         for (int i = 0; i < msgs.size(); i++) {
             StreamMessage<byte[], byte[]> m = msgs.get(i);
             ids[i] = m.getId();
-            byte[] ev = event(m);
-            try {
-                format.append(batch, format.encode(ev), m.getId());
-            } catch (IllegalArgumentException e) {
-                unencodable.add(new DeadLetters.Letter(ev, e.getMessage(), stream + "/" + m.getId()));
+            List<byte[]> evs = StreamEntries.events(m);
+            events += evs.size();
+            for (int k = 0; k < evs.size(); k++) {
+                if (!landed.isEmpty() && landed.contains(m.getId() + "#" + k)) {
+                    ctx.metrics.duplicatesSkipped(1);
+                    continue;
+                }
+                try {
+                    format.append(batch, format.encode(evs.get(k)), m.getId(), k, new Origin(m.getId(), k));
+                } catch (IllegalArgumentException e) {
+                    unencodable.add(new DeadLetters.Letter(evs.get(k), e.getMessage(), stream + "/" + m.getId() + "#" + k));
+                }
             }
         }
         if (!unencodable.isEmpty()) {
             deadLetters.write(unencodable);
             ctx.metrics.deadLettered(unencodable.size());
         }
-        inserter.insert(batch, this::refreshOwnership, id -> stream + "/" + id);
+        if (!landed.isEmpty()) {
+            LOG.info("drainer {}: {} rows of {} redelivered entries were already in {}; not inserting them again",
+                    new String(me, StandardCharsets.UTF_8), landed.size(), msgs.size(), ctx.config.table());
+        }
+        observe(msgs, events);
+        inserter.insert(batch, this::refreshOwnership, o -> stream + "/" + o);
         acknowledge(ids);
-        onLanded.accept(ids.length);
+        onLanded.accept(events);
     }
 
     /** While a batch waits for ClickHouse, keep its entries ours (XCLAIM JUSTID resets their idle time). */
-    private RowBatch<String> refreshOwnership(RowBatch<String> batch, io.sluice.ingest.IngestException failure) {
+    private RowBatch<Origin> refreshOwnership(RowBatch<Origin> batch, io.sluice.ingest.IngestException failure) {
+        List<String> entries = batch.tags().stream().map(Origin::entryId).distinct().toList();
         try {
-            redis.xclaim(key, Consumer.from(group, me), XClaimArgs.Builder.justid(), batch.tags().toArray(String[]::new));
+            redis.xclaim(key, Consumer.from(group, me), XClaimArgs.Builder.justid(), entries.toArray(String[]::new));
         } catch (RedisException e) {
-            LOG.debug("cannot refresh ownership of {} entries: {}", batch.rows(), e.toString());
+            LOG.debug("cannot refresh ownership of {} entries: {}", entries.size(), e.toString());
+        }
+        if (failure.isOutcomeUnknown() && inserter.format().provenance() == RowFormat.Provenance.ENTRIES) {
+            try {
+                Set<String> landed = landedRows(entries);
+                if (!landed.isEmpty()) {
+                    ctx.metrics.duplicatesSkipped(landed.size());
+                    return batch.select(0, batch.rows(), o -> !landed.contains(o.toString()));
+                }
+            } catch (io.sluice.ingest.IngestException e) {
+                // ClickHouse still unreachable: the next retry asks again
+            }
         }
         return batch;
+    }
+
+    /** Rows of these entries already in the table, as "entryId#index". */
+    private Set<String> landedRows(List<String> entryIds) {
+        Set<String> out = new HashSet<>();
+        for (int from = 0; from < entryIds.size(); from += 1_000) {
+            StringBuilder in = new StringBuilder();
+            for (String id : entryIds.subList(from, Math.min(entryIds.size(), from + 1_000))) {
+                in.append(in.length() == 0 ? "'" : ",'").append(id).append('\'');
+            }
+            String body = ctx.http.query("SELECT " + ClickHouseTarget.ENTRY_COLUMN + ", " + ClickHouseTarget.INDEX_COLUMN
+                    + " FROM " + ctx.config.table() + " WHERE " + ClickHouseTarget.ENTRY_COLUMN + " IN (" + in + ") FORMAT TabSeparated");
+            for (String line : ClickHouseTarget.lines(body)) {
+                out.add(line.replace('\t', '#'));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Removes every entry below the group's safe point, computed in this order so that a concurrent delivery
+     * can never be cut: first L = the group's last-delivered-id (everything below L+1 was delivered), then P =
+     * the smallest id still pending (delivered, not acknowledged). Entries below min(L+1, P) were delivered and
+     * are no longer pending, so they were acknowledged — that is, they are in ClickHouse or dead-lettered.
+     * {@code XTRIM MINID} (Redis 6.2+) removes whole stream nodes cheaply, unlike XDEL of each id, which costs
+     * Redis hundreds of ms per 10,000 ids and stalls every XADD meanwhile (measured).
+     * At most every {@link #TRIM_INTERVAL_NANOS} unless forced. The stream must belong to Sluice's group alone.
+     */
+    private void trimAcknowledged(boolean force) {
+        long now = System.nanoTime();
+        if (!force && now - lastTrimNanos < TRIM_INTERVAL_NANOS) {
+            return;
+        }
+        lastTrimNanos = now;
+        String lastDelivered = null;
+        for (Object g : redis.xinfoGroups(key)) {
+            if (g instanceof List<?> fields) {
+                String name = null;
+                String last = null;
+                for (int i = 0; i + 1 < fields.size(); i += 2) {
+                    String k = text(fields.get(i));
+                    if ("name".equals(k)) {
+                        name = text(fields.get(i + 1));
+                    } else if ("last-delivered-id".equals(k)) {
+                        last = text(fields.get(i + 1));
+                    }
+                }
+                if (ctx.config.redisGroup().equals(name)) {
+                    lastDelivered = last;
+                }
+            }
+        }
+        if (lastDelivered == null || "0-0".equals(lastDelivered)) {
+            return;
+        }
+        String safe = nextId(lastDelivered);
+        io.lettuce.core.models.stream.PendingMessages pending = redis.xpending(key, group);
+        if (pending.getCount() > 0 && pending.getMessageIds().getLower().getValue() != null) {
+            String lowestPending = pending.getMessageIds().getLower().getValue();
+            if (compareIds(lowestPending, safe) < 0) {
+                safe = lowestPending;
+            }
+        }
+        redis.xtrim(key, XTrimArgs.Builder.minId(safe));
+    }
+
+    private static String text(Object o) {
+        return o instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : String.valueOf(o);
+    }
+
+    static String nextId(String id) {
+        int dash = id.indexOf('-');
+        return id.substring(0, dash) + "-" + (Long.parseUnsignedLong(id.substring(dash + 1)) + 1);
+    }
+
+    static int compareIds(String a, String b) {
+        int da = a.indexOf('-');
+        int db = b.indexOf('-');
+        int c = Long.compareUnsigned(Long.parseUnsignedLong(a.substring(0, da)), Long.parseUnsignedLong(b.substring(0, db)));
+        return c != 0 ? c : Long.compareUnsigned(Long.parseUnsignedLong(a.substring(da + 1)), Long.parseUnsignedLong(b.substring(db + 1)));
     }
 
     /** XACK then XDEL, retried until Redis takes them: the rows are in ClickHouse, giving up would duplicate them. */
@@ -294,7 +450,11 @@ final class StreamDrainer {
         while (true) {
             try {
                 redis.xack(key, group, ids);
-                redis.xdel(key, ids);
+                if (minIdTrim) {
+                    trimAcknowledged(false);
+                } else {
+                    redis.xdel(key, ids);
+                }
                 return;
             } catch (RedisException e) {
                 if (!running && ctx.givingUp()) {

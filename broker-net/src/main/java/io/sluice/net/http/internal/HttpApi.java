@@ -1,0 +1,100 @@
+package io.sluice.net.http.internal;
+
+import io.sluice.core.Acks;
+import io.sluice.core.Broker;
+import io.sluice.core.Producer;
+import io.sluice.core.ProducerConfig;
+import io.sluice.net.http.HttpIngestConfig;
+
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * What every connection of one HTTP listener shares: the broker, one producer per durability level, the NDJSON
+ * validator, settings and counters. Thread-safe (producers are thread-safe; the rest is immutable or atomic).
+ */
+public final class HttpApi implements AutoCloseable {
+    final Broker broker;
+    final HttpIngestConfig config;
+    final HttpMetrics metrics;
+    final NdjsonValidator validator;
+    final Supplier<? extends Map<String, ? extends Number>> extraGauges;
+    private final EnumMap<Acks, Producer> producers = new EnumMap<>(Acks.class);
+    /** Set once by the closing thread; I/O threads then answer new requests 503. */
+    private volatile boolean closing;
+    /** Produce requests started and not yet answered; {@link #drain} waits for it to reach zero. */
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final Object drained = new Object();
+
+    public HttpApi(Broker broker, HttpIngestConfig config, HttpMetrics metrics,
+                   Supplier<? extends Map<String, ? extends Number>> extraGauges) {
+        this.broker = broker;
+        this.config = config;
+        this.metrics = metrics;
+        this.extraGauges = extraGauges;
+        this.validator = new NdjsonValidator(config.maxLineBytes(), config.maxJsonDepth());
+        for (Acks acks : Acks.values()) {
+            // maxBlockMillis 0: the HTTP handler only uses trySend and does its own bounded waiting off-thread
+            producers.put(acks, broker.newProducer(ProducerConfig.builder().acks(acks).maxBlockMillis(0).build()));
+        }
+    }
+
+    Producer producer(Acks acks) {
+        return producers.get(acks);
+    }
+
+    boolean closing() {
+        return closing;
+    }
+
+    void requestStarted() {
+        inFlight.incrementAndGet();
+    }
+
+    /** Called exactly once per started request, by whichever thread answered it. */
+    void requestAnswered() {
+        if (inFlight.decrementAndGet() == 0 && closing) {
+            synchronized (drained) {
+                drained.notifyAll();
+            }
+        }
+    }
+
+    /**
+     * Starts closing: requests arriving from now on get {@code 503}, requests waiting for room on a full ring stop
+     * waiting and get {@code 503}. Returns once every produce request in progress has been answered (its answer is
+     * queued on its connection, ahead of any close) or after {@code timeoutMillis}, then flushes the producers.
+     *
+     * @return the number of requests still unanswered at the deadline (0 normally)
+     */
+    public int drain(long timeoutMillis) {
+        closing = true;
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        synchronized (drained) {
+            long left;
+            while (inFlight.get() > 0 && (left = deadline - System.nanoTime()) > 0) {
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(drained, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+        }
+        for (Producer p : producers.values()) {
+            p.flush();
+        }
+        return inFlight.get();
+    }
+
+    /** Flushes and closes the producers (waits for every accepted event's acknowledgement). Not the broker. */
+    @Override
+    public void close() {
+        for (Producer p : producers.values()) {
+            p.close();
+        }
+    }
+}
