@@ -8,8 +8,9 @@ import com.lmax.disruptor.YieldingWaitStrategy;
 import io.sluice.core.WaitStrategyType;
 
 /**
- * The raw Disruptor wait strategy matching Sluice's setting, so baseline rings wait exactly the same way (broker-core
- * maps SLEEPING to {@code SleepingWaitStrategy(200, 100_000)}: 200 spins/yields, then 100 µs parks).
+ * The stock Disruptor wait strategy closest to Sluice's setting, for the baseline rings. For SLEEPING broker-core
+ * uses its own backoff strategy (spin, yield, then parks growing from 1 µs to 1 ms); the baseline uses Disruptor's
+ * {@code SleepingWaitStrategy(200, 100_000)} (200 spins/yields, then 100 µs parks) — the same shape with a fixed park.
  */
 public final class DisruptorWait {
     private DisruptorWait() {

@@ -67,7 +67,8 @@ public final class EventBusScenario implements Scenario {
         notes.add("Sluice: journaled topic (Chronicle Queue append before delivery), ring " + RING_SIZE + " slots per partition, "
                 + "wait strategy " + o.waitStrategy() + ", acks=JOURNAL, one live subscriber (`Broker.subscribe`) per topic — "
                 + "one consumer thread per partition. Baseline: raw Disruptor `RingBuffer` of " + RING_SIZE
-                + " slots per partition, same wait strategy, one `BatchEventProcessor` per partition, no journal.");
+                + " slots per partition, the stock Disruptor equivalent of the wait strategy (SLEEPING: "
+                + "`SleepingWaitStrategy(200, 100 µs)`), one `BatchEventProcessor` per partition, no journal.");
         notes.add("Latency = consumer's `System.nanoTime()` − the event's intended send time. Burst: all " + BURST
                 + " events are sent in a tight loop; each event's intended time is just before its send. Sustained: "
                 + sustainedCount + " events paced at " + (int) RATE + "/s; intended time = start + i × 100 µs, so a "
