@@ -5,6 +5,10 @@ import io.sluice.core.BrokerConfig;
 import io.sluice.core.RollCycleType;
 import io.sluice.core.SluiceException;
 import io.sluice.core.WaitStrategyType;
+import io.sluice.ingest.IngestConfig;
+import io.sluice.ingest.IngestPipeline;
+import io.sluice.net.http.GaugeRegistry;
+import io.sluice.net.security.TlsConfig;
 import io.sluice.net.server.BrokerServer;
 import io.sluice.net.server.BrokerServerConfig;
 
@@ -14,6 +18,8 @@ import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
 import java.util.Set;
@@ -42,7 +48,7 @@ final class BrokerCommand implements SluiceCli.Command {
                   data.dir [./data]  bind [127.0.0.1]  port [7070]  http.port [8080]
                   io.threads [cores]  max.frame.size [16777216]  max.inflight.per.connection [256]
                   max.connections [10000]  idle.timeout.ms [600000]  frame.timeout.ms [30000]
-                  max.fetch.wait.ms [30000]
+                  max.fetch.wait.ms [30000]  max.fetch.bytes [1048576]
                   shutdown.timeout.ms [10000]  ring.size [16384]  max.event.size [1048576]
                   wait.strategy [sleeping|blocking|yielding|busy_spin]  roll.cycle [hourly|...]
                   auth.token.file [none]   (or the SLUICE_AUTH_TOKEN environment variable)
@@ -93,6 +99,7 @@ final class BrokerCommand implements SluiceCli.Command {
                     .idleTimeoutMillis(s.integer("idle.timeout.ms", 600_000))
                     .frameTimeoutMillis(s.integer("frame.timeout.ms", 30_000))
                     .maxFetchWaitMillis(s.integer("max.fetch.wait.ms", 30_000))
+                    .maxFetchBytes(s.integer("max.fetch.bytes", 1 << 20))
                     .shutdownTimeoutMillis(s.integer("shutdown.timeout.ms", 10_000))
                     .authToken(authToken(s))
                     .sslContext(tls(s))
@@ -109,6 +116,8 @@ final class BrokerCommand implements SluiceCli.Command {
         Broker broker;
         BrokerServer server;
         AutoCloseable http;
+        List<IngestPipeline> pipelines = new ArrayList<>();
+        GaugeRegistry gauges = new GaugeRegistry();
         try {
             broker = Broker.open(brokerConfig);
         } catch (RuntimeException e) {
@@ -117,9 +126,26 @@ final class BrokerCommand implements SluiceCli.Command {
         }
         try {
             server = BrokerServer.start(broker, serverConfig);
-            http = HttpPort.start(broker, server, p, serverConfig.bindAddress(), httpPort, serverConfig.authToken(), out);
         } catch (RuntimeException e) {
             err.println("sluice broker: " + e.getMessage());
+            broker.close();
+            return SluiceCli.FAILED;
+        }
+        gauges.register("binary", () -> server.stats().asGauges());
+        try {
+            // ingest.<name>.* sections: pipelines from a topic into ClickHouse, consuming in-process
+            for (IngestConfig ingest : IngestPipeline.configsFromProperties(p)) {
+                IngestPipeline pipeline = IngestPipeline.start(ingest, broker::newConsumer);
+                pipelines.add(pipeline);
+                gauges.register("ingest_" + ingest.name(), pipeline::metrics);
+                out.println("sluice broker: ingesting topic '" + ingest.topic() + "' into " + ingest.table()
+                        + " (" + ingest.strategy() + ")");
+            }
+            http = HttpPort.start(broker, gauges, p, serverConfig.bindAddress(), httpPort, serverConfig.authToken(), out);
+        } catch (RuntimeException e) {
+            err.println("sluice broker: " + e.getMessage());
+            server.close();
+            pipelines.forEach(pipeline -> closeQuietly(pipeline, err));
             broker.close();
             return SluiceCli.FAILED;
         }
@@ -130,6 +156,7 @@ final class BrokerCommand implements SluiceCli.Command {
             try {
                 server.close();
                 closeQuietly(http, err);
+                pipelines.forEach(pipeline -> closeQuietly(pipeline, err));
                 broker.close();
                 out.println("sluice broker: stopped");
                 out.flush();
@@ -164,13 +191,10 @@ final class BrokerCommand implements SluiceCli.Command {
         if (cert == null && key == null) {
             return null;
         }
-        if (cert == null || key == null) {
-            throw new UsageException("tls.cert.file and tls.key.file must be set together");
-        }
         try {
-            return io.netty.handler.ssl.SslContextBuilder.forServer(new java.io.File(cert), new java.io.File(key)).build();
-        } catch (javax.net.ssl.SSLException | IllegalArgumentException e) {
-            throw new UsageException("cannot load TLS certificate " + cert + " / key " + key + ": " + e.getMessage());
+            return new TlsConfig(cert == null ? null : Path.of(cert), key == null ? null : Path.of(key), null, null).newServerContext();
+        } catch (SluiceException e) {
+            throw new UsageException(e.getMessage());
         }
     }
 
@@ -178,7 +202,7 @@ final class BrokerCommand implements SluiceCli.Command {
         try {
             c.close();
         } catch (Exception e) {
-            err.println("sluice broker: closing HTTP failed: " + e);
+            err.println("sluice broker: closing " + c + " failed: " + e);
         }
     }
 

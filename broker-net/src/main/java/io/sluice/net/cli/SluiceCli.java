@@ -1,8 +1,6 @@
 package io.sluice.net.cli;
 
 import java.io.PrintStream;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.util.Arrays;
 
 /**
@@ -60,6 +58,11 @@ public final class SluiceCli {
             return args.length == 0 ? USAGE : OK;
         }
         String[] rest = Arrays.copyOfRange(args, 1, args.length);
+        if (args[0].equals("ingest")) {
+            // the ingest pipeline's own command line (ClickHouse / Redis sinks), from ingest-pipeline
+            return io.sluice.ingest.cli.IngestCommand.run(rest,
+                    bootstrap -> config -> new io.sluice.net.client.RemoteConsumer(bootstrap, config));
+        }
         Command command = switch (args[0]) {
             case "broker" -> new BrokerCommand();
             case "topics" -> new TopicsCommand();
@@ -67,16 +70,12 @@ public final class SluiceCli {
             case "consume" -> new ConsumeCommand();
             case "perf-produce" -> new PerfProduceCommand();
             case "perf-consume" -> new PerfConsumeCommand();
-            case "ingest" -> null;
             default -> {
                 err.println("sluice: unknown command '" + args[0] + "'");
                 err.print(USAGE_TEXT);
                 yield null;
             }
         };
-        if (args[0].equals("ingest")) {
-            return ingest(rest, err);
-        }
         if (command == null) {
             return USAGE;
         }
@@ -86,29 +85,6 @@ public final class SluiceCli {
             err.println("sluice " + args[0] + ": " + e.getMessage());
             err.print(command.usage());
             return USAGE;
-        }
-    }
-
-    /**
-     * Hands over to the ingest pipeline's CLI ({@code io.sluice.ingest.cli.IngestCommand.run(String[])}), looked up at
-     * run time so that broker-net does not depend on its presence.
-     */
-    private static int ingest(String[] args, PrintStream err) {
-        Method run;
-        try {
-            run = Class.forName("io.sluice.ingest.cli.IngestCommand").getMethod("run", String[].class);
-        } catch (ClassNotFoundException | NoSuchMethodException e) {
-            err.println("sluice ingest: not available in this build (io.sluice.ingest.cli.IngestCommand is missing)");
-            return USAGE;
-        }
-        try {
-            return (Integer) run.invoke(null, (Object) args);
-        } catch (IllegalAccessException e) {
-            err.println("sluice ingest: " + e);
-            return FAILED;
-        } catch (InvocationTargetException e) {
-            err.println("sluice ingest: " + e.getCause());
-            return FAILED;
         }
     }
 
@@ -125,13 +101,13 @@ public final class SluiceCli {
         String ca = System.getenv(TLS_CA_ENV);
         try {
             io.netty.handler.ssl.SslContext tls = ca == null || ca.isBlank() ? null
-                    : io.netty.handler.ssl.SslContextBuilder.forClient().trustManager(new java.io.File(ca.strip())).build();
+                    : io.sluice.net.security.TlsConfig.forClient(java.nio.file.Path.of(ca.strip())).newClientContext();
             return io.sluice.net.client.ClientConfig.builder(args.get("bootstrap", DEFAULT_BOOTSTRAP))
                     .clientId(clientId)
                     .authToken(token == null || token.isBlank() ? null : token.strip())
                     .sslContext(tls)
                     .build();
-        } catch (io.sluice.core.SluiceException | javax.net.ssl.SSLException | IllegalArgumentException e) {
+        } catch (io.sluice.core.SluiceException | IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
     }

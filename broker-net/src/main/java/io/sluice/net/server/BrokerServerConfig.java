@@ -20,15 +20,18 @@ import io.sluice.net.protocol.Frames;
  * @param frameTimeoutMillis       a frame must arrive completely within this long once its first bytes did (default
  *                                 30 s), so slow-drip clients cannot hold partial-frame buffers open
  * @param maxFetchWaitMillis       cap on a fetch's long-poll wait (default 30 s)
+ * @param maxFetchBytes            cap on the bytes one fetch response carries, whatever the client asks for (default
+ *                                 1 MiB, as Kafka's max.partition.fetch.bytes), so memory held for a connection that stops reading stays within
+ *                                 maxInFlightPerConnection × maxFetchBytes
  * @param ioThreads                event-loop threads (default: available processors)
  * @param preferNativeTransport    use epoll when available (default true)
  * @param shutdownTimeoutMillis    how long {@link BrokerServer#close()} waits for in-flight requests (default 10 s)
- * @param authToken                shared secret every connection must present with AUTHENTICATE, or null for none.
- *                                 Never logged
+ * @param authToken                shared secret every connection must present with AUTHENTICATE, or null for none
+ *                                 (16-4096 characters without whitespace, as for HTTP). Never logged
  * @param sslContext               server TLS context, or null for plaintext
  */
 public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize, int maxInFlightPerConnection,
-                                 int maxConnections, long idleTimeoutMillis, long frameTimeoutMillis, int maxFetchWaitMillis, int ioThreads,
+                                 int maxConnections, long idleTimeoutMillis, long frameTimeoutMillis, int maxFetchWaitMillis, int maxFetchBytes, int ioThreads,
                                  boolean preferNativeTransport, long shutdownTimeoutMillis, String authToken,
                                  SslContext sslContext) {
 
@@ -61,14 +64,17 @@ public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize,
         if (maxFetchWaitMillis < 0) {
             throw InvalidConfigException.of("maxFetchWaitMillis", maxFetchWaitMillis, "must be >= 0");
         }
+        if (maxFetchBytes < 1024) {
+            throw InvalidConfigException.of("maxFetchBytes", maxFetchBytes, "must be >= 1024");
+        }
         if (ioThreads < 1) {
             throw InvalidConfigException.of("ioThreads", ioThreads, "must be >= 1");
         }
         if (shutdownTimeoutMillis < 0) {
             throw InvalidConfigException.of("shutdownTimeoutMillis", shutdownTimeoutMillis, "must be >= 0");
         }
-        if (authToken != null && authToken.isEmpty()) {
-            throw InvalidConfigException.of("authToken", "(empty)", "must not be empty when set");
+        if (authToken != null) {
+            io.sluice.net.security.TokenAuthenticator.of(authToken); // 16-4096 characters, no whitespace; never echoed
         }
     }
 
@@ -94,6 +100,7 @@ public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize,
         private long idleTimeoutMillis = 600_000;
         private long frameTimeoutMillis = 30_000;
         private int maxFetchWaitMillis = 30_000;
+        private int maxFetchBytes = 1 << 20;
         private int ioThreads = Runtime.getRuntime().availableProcessors();
         private boolean preferNativeTransport = true;
         private long shutdownTimeoutMillis = 10_000;
@@ -111,6 +118,7 @@ public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize,
         public Builder idleTimeoutMillis(long v) { this.idleTimeoutMillis = v; return this; }
         public Builder frameTimeoutMillis(long v) { this.frameTimeoutMillis = v; return this; }
         public Builder maxFetchWaitMillis(int v) { this.maxFetchWaitMillis = v; return this; }
+        public Builder maxFetchBytes(int v) { this.maxFetchBytes = v; return this; }
         public Builder ioThreads(int v) { this.ioThreads = v; return this; }
         public Builder preferNativeTransport(boolean v) { this.preferNativeTransport = v; return this; }
         public Builder shutdownTimeoutMillis(long v) { this.shutdownTimeoutMillis = v; return this; }
@@ -119,7 +127,7 @@ public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize,
 
         public BrokerServerConfig build() {
             return new BrokerServerConfig(bindAddress, port, maxFrameSize, maxInFlightPerConnection, maxConnections,
-                    idleTimeoutMillis, frameTimeoutMillis, maxFetchWaitMillis, ioThreads, preferNativeTransport, shutdownTimeoutMillis,
+                    idleTimeoutMillis, frameTimeoutMillis, maxFetchWaitMillis, maxFetchBytes, ioThreads, preferNativeTransport, shutdownTimeoutMillis,
                     authToken, sslContext);
         }
     }

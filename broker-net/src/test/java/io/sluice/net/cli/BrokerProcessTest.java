@@ -32,6 +32,10 @@ class BrokerProcessTest {
     Path dir;
 
     private static Process startBroker(Path dataDir) throws Exception {
+        return startBroker(dataDir, 0);
+    }
+
+    private static Process startBroker(Path dataDir, int httpPort) throws Exception {
         List<String> cmd = new ArrayList<>();
         cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx256m");
@@ -43,7 +47,7 @@ class BrokerProcessTest {
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(SluiceCli.class.getName());
-        cmd.addAll(List.of("broker", "--data-dir", dataDir.toString(), "--port", "0", "--http-port", "0"));
+        cmd.addAll(List.of("broker", "--data-dir", dataDir.toString(), "--port", "0", "--http-port", Integer.toString(httpPort)));
         return new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     }
 
@@ -85,6 +89,43 @@ class BrokerProcessTest {
         try (Broker reopened = Broker.open(BrokerConfig.builder(data).build())) {
             assertThat(reopened.endOffset(new TopicPartition("events", 0)) + reopened.endOffset(new TopicPartition("events", 1)))
                     .isEqualTo(5_000);
+        }
+    }
+
+    @Test
+    void eventsPostedOverHttpAreConsumedOverTheBinaryProtocolOfTheSameProcess() throws Exception {
+        int httpPort;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            httpPort = free.getLocalPort();
+        }
+        Process broker = startBroker(dir.resolve("data"), httpPort);
+        try {
+            BufferedReader stdout = new BufferedReader(new InputStreamReader(broker.getInputStream(), StandardCharsets.UTF_8));
+            String bootstrap = null;
+            String line;
+            while (bootstrap == null && (line = stdout.readLine()) != null) {
+                Matcher m = LISTENING.matcher(line);
+                if (m.find()) {
+                    bootstrap = m.group(1) + ":" + m.group(2);
+                }
+            }
+            assertThat(bootstrap).isNotNull();
+            try (RemoteAdmin admin = new RemoteAdmin(bootstrap)) {
+                admin.createTopic(TopicConfig.of("web", 1));
+            }
+            java.net.http.HttpResponse<String> posted = java.net.http.HttpClient.newHttpClient().send(
+                    java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + httpPort + "/v1/topics/web/events"))
+                            .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"n\":1}\n{\"n\":2}\n")).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertThat(posted.statusCode()).isEqualTo(200);
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            int code = SluiceCli.run(new String[] {"consume", "--bootstrap", bootstrap, "--topic", "web", "--from-beginning", "--max", "2"},
+                    new java.io.PrintStream(out, true, StandardCharsets.UTF_8), System.err);
+            assertThat(code).isZero();
+            assertThat(out.toString(StandardCharsets.UTF_8).lines().toList()).containsExactly("{\"n\":1}", "{\"n\":2}");
+        } finally {
+            broker.destroyForcibly();
+            broker.waitFor(30, TimeUnit.SECONDS);
         }
     }
 }

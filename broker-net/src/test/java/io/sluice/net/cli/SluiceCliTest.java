@@ -170,19 +170,7 @@ class SluiceCliTest {
     }
 
     @Test
-    void theIngestHookSaysWhenTheIngestPipelineCliIsNotInTheBuild() {
-        boolean present;
-        try {
-            Class.forName("io.sluice.ingest.cli.IngestCommand");
-            present = true;
-        } catch (ClassNotFoundException e) {
-            present = false;
-        }
-        if (!present) {
-            assertThat(cli("ingest", "--help")).isEqualTo(SluiceCli.USAGE);
-            assertThat(err()).contains("not available");
-        } else {
-            assertThat(cli("ingest", "--help")).isZero();
-        }
+    void ingestHandsOverToTheIngestPipelinesCommand() {
+        assertThat(cli("ingest", "--help")).isZero();
     }
 }

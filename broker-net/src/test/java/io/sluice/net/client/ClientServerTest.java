@@ -378,4 +378,54 @@ class ClientServerTest {
             assertThat(idle.getInputStream().read()).isEqualTo(-1);
         }
     }
+
+    @Test
+    void clientsThatVanishMidRequestLeaveTheBrokerServingOthers() throws Exception {
+        broker.broker.createTopic(TopicConfig.of("gone", 1));
+        int port = Integer.parseInt(broker.bootstrap().split(":")[1]);
+        io.netty.buffer.ByteBuf frame = io.netty.buffer.Unpooled.buffer();
+        int start = io.sluice.net.protocol.Frames.startRequest(frame, io.sluice.net.protocol.ApiKey.PRODUCE, (short) 0, 1);
+        new io.sluice.net.protocol.Produce.Request(Acks.JOURNAL, "gone", 0,
+                List.of(new ProducerRecord("gone", 0, null, utf8("orphan"), List.of(), 1L))).encode(frame);
+        io.sluice.net.protocol.Frames.finish(frame, start);
+        byte[] bytes = new byte[frame.readableBytes()];
+        frame.readBytes(bytes);
+        for (int cut : new int[] {3, 10, bytes.length / 2, bytes.length}) {
+            try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
+                s.getOutputStream().write(bytes, 0, cut);
+                s.getOutputStream().flush();
+            } // closed right away, before any answer
+        }
+        TopicPartition tp = new TopicPartition("gone", 0);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (broker.broker.endOffset(tp) < 1 && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertThat(broker.broker.endOffset(tp)).as("the one complete orphan request was written").isEqualTo(1);
+        try (Producer p = new RemoteProducer(broker.bootstrap(), ProducerConfig.DEFAULT)) {
+            RecordMetadata md = p.send(ProducerRecord.of("gone", null, "after")).get(10, TimeUnit.SECONDS);
+            assertThat(md.offset()).isEqualTo(1);
+        }
+        assertThat(readAll("gone", 1, 2)).extracting(ConsumerRecord::valueAsString).containsExactly("orphan", "after");
+    }
+
+    @Test
+    void lingerGathersRecordsSentCloseTogetherIntoOneRequest() throws Exception {
+        broker.broker.createTopic(TopicConfig.of("linger", 1));
+        RemoteProducerConfig config = RemoteProducerConfig.builder(ClientConfig.of(broker.bootstrap()))
+                .lingerMicros(TimeUnit.SECONDS.toMicros(2)).build();
+        try (RemoteProducer p = new RemoteProducer(config)) {
+            p.partitionCount("linger");
+            long before = broker.server().stats().requests();
+            List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                futures.add(p.send(ProducerRecord.of("linger", null, "l" + i)));
+            }
+            p.flush(); // flush sends at once, without waiting for the linger
+            for (int i = 0; i < 100; i++) {
+                assertThat(futures.get(i).get().offset()).isEqualTo(i);
+            }
+            assertThat(broker.server().stats().requests() - before).as("produce requests for 100 records").isEqualTo(1);
+        }
+    }
 }

@@ -272,4 +272,26 @@ class RequestHandlerTest {
         assertThat(awaitEndOffsets(20, new TopicPartition("t", 0), new TopicPartition("t", 1))).isEqualTo(20);
         ch.finishAndReleaseAll();
     }
+
+    @Test
+    void thousandsOfRequestsQueuedBehindACreateTopicAreAllAnsweredWithoutRecursion() {
+        EmbeddedChannel ch = channel();
+        int n = 20_000;
+        ByteBuf all = Unpooled.buffer();
+        // the create holds a barrier, so the others queue up and then complete synchronously one after another
+        ByteBuf create = request(ApiKey.CREATE_TOPIC, -1, new CreateTopic.Request(TopicConfig.of("queued", 1), false)::encode);
+        all.writeBytes(create);
+        create.release();
+        for (int i = 0; i < n; i++) {
+            ByteBuf r = request(ApiKey.LIST_OFFSETS, i, b -> { Wire.writeString(b, "t"); b.writeInt(0); });
+            all.writeBytes(r);
+            r.release();
+        }
+        ch.writeInbound(all);
+        List<Response> r = responses(ch);
+        assertThat(r).hasSize(n + 1);
+        assertThat(r.get(n).correlationId()).isEqualTo(n - 1);
+        assertThat(r).extracting(Response::code).containsOnly(Code.NONE);
+        ch.finishAndReleaseAll();
+    }
 }

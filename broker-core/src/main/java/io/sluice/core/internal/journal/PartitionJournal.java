@@ -175,6 +175,8 @@ public final class PartitionJournal implements AutoCloseable {
         try {
             if (appender == null) {
                 appender = queue.createAppender();
+                // only the journal writer thread ever touches it: skip Chronicle's per-call owner check
+                appender.singleThreadedCheckDisabled(true);
             }
             dc = appender.writingDocument();
             Bytes<?> bytes = dc.wire().bytes();
@@ -195,10 +197,11 @@ public final class PartitionJournal implements AutoCloseable {
             discardAppender();
             throw new SluiceException.JournalException(partition + ": journal append failed: " + t, t);
         }
-        long index = appender.lastIndexAppended();
-        int cycle = rollCycle.toCycle(index);
+        // lastIndexAppended() can scan the index, so ask for it only when a new cycle file has begun
+        int cycle = appender.cycle();
         if (cycle != lastCycle) {
-            cycleByBaseOffset.put(offset - rollCycle.toSequenceNumber(index), cycle);
+            long index = appender.lastIndexAppended();
+            cycleByBaseOffset.put(offset - rollCycle.toSequenceNumber(index), rollCycle.toCycle(index));
             lastCycle = cycle;
         }
         endOffset = offset + 1; // volatile write publishes the record to readers

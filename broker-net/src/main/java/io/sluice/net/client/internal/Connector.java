@@ -78,11 +78,6 @@ public final class Connector implements AutoCloseable {
         return count;
     }
 
-    /** Forgets a topic's partition count (after the broker said it does not exist). */
-    public void forget(String topic) {
-        partitionCounts.remove(topic);
-    }
-
     @Override
     public void close() {
         synchronized (this) {

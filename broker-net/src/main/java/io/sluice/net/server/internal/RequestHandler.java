@@ -53,6 +53,8 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
     private boolean authenticated;
     private long closeAfterSequence = -1;
     boolean draining;
+    /** True while {@link #startWaiting} loops, so synchronous completions do not recurse into it. */
+    private boolean startingRequests;
     private ScheduledFuture<?> frameCheck;
 
     public RequestHandler(ServerContext server) {
@@ -103,6 +105,9 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
         if (evt instanceof IdleStateEvent) {
+            if (nextSequence != nextToWrite || barrier != null) {
+                return; // serving a request (a long-poll fetch, an admin call): busy, not idle; the timer fires again
+            }
             LOG.info("closing connection {}: idle for idleTimeoutMillis={}", ctx.channel().remoteAddress(),
                     server.config.idleTimeoutMillis());
             ctx.close();
@@ -160,14 +165,24 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
     // ---------------------------------------------------------------- request flow
 
     private void startWaiting() {
-        while (barrier == null && !waiting.isEmpty() && nextSequence - nextToWrite < maxInFlight
-                && closeAfterSequence < 0 && ctx.channel().isActive()) {
-            ByteBuf frame = waiting.poll();
-            try {
-                start(nextSequence++, frame);
-            } finally {
-                frame.release();
+        if (startingRequests) {
+            // re-entered from a request that completed synchronously: the loop below continues with the next one
+            return;
+        }
+        startingRequests = true;
+        try {
+            // not writable: the client is not reading its responses; starting more would queue them without bound
+            while (barrier == null && !waiting.isEmpty() && nextSequence - nextToWrite < maxInFlight
+                    && closeAfterSequence < 0 && ctx.channel().isActive() && ctx.channel().isWritable()) {
+                ByteBuf frame = waiting.poll();
+                try {
+                    start(nextSequence++, frame);
+                } finally {
+                    frame.release();
+                }
             }
+        } finally {
+            startingRequests = false;
         }
         boolean read = !draining && barrier == null && waiting.isEmpty() && nextSequence - nextToWrite < maxInFlight
                 && ctx.channel().isWritable() && closeAfterSequence < 0;

@@ -52,7 +52,7 @@ final class Requests {
                 }
             }
             case PRODUCE -> new ProduceOperation(conn, seq, cid, Produce.Request.decode(body)).start();
-            case FETCH -> new FetchOperation(conn, seq, cid, clampWait(conn, Fetch.Request.decode(body))).run();
+            case FETCH -> new FetchOperation(conn, seq, cid, clampFetch(conn, Fetch.Request.decode(body))).run();
             case LIST_OFFSETS -> {
                 ListOffsets.Request r = ListOffsets.Request.decode(body);
                 conn.succeed(seq, cid, listOffsets(broker, r)::encode);
@@ -110,9 +110,18 @@ final class Requests {
         }
     }
 
-    private static Fetch.Request clampWait(RequestHandler conn, Fetch.Request r) {
-        int cap = conn.server.config.maxFetchWaitMillis();
-        return r.maxWaitMillis() <= cap ? r : new Fetch.Request(cap, r.maxBytes(), r.partitions());
+    /** The server's caps win over the client's wishes: long-poll wait and response bytes. */
+    private static Fetch.Request clampFetch(RequestHandler conn, Fetch.Request r) {
+        int waitCap = conn.server.config.maxFetchWaitMillis();
+        int bytesCap = conn.server.config.maxFetchBytes();
+        boolean partitionsWithin = r.partitions().stream().allMatch(p -> p.maxBytes() <= bytesCap);
+        if (r.maxWaitMillis() <= waitCap && r.maxBytes() <= bytesCap && partitionsWithin) {
+            return r;
+        }
+        List<Fetch.PartitionRequest> partitions = partitionsWithin ? r.partitions() : r.partitions().stream()
+                .map(p -> new Fetch.PartitionRequest(p.partition(), p.offset(), Math.min(p.maxBytes(), bytesCap)))
+                .toList();
+        return new Fetch.Request(Math.min(r.maxWaitMillis(), waitCap), Math.min(r.maxBytes(), bytesCap), partitions);
     }
 
     private static ListOffsets.Response listOffsets(Broker broker, ListOffsets.Request r) {

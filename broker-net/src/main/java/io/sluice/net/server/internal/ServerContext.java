@@ -5,10 +5,9 @@ import io.sluice.core.Acks;
 import io.sluice.core.Broker;
 import io.sluice.core.Producer;
 import io.sluice.core.ProducerConfig;
+import io.sluice.net.security.TokenAuthenticator;
 import io.sluice.net.server.BrokerServerConfig;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.Executor;
@@ -26,7 +25,7 @@ public final class ServerContext implements AutoCloseable {
     /** Runs requests that may block on file I/O (create topic, commit, group changes) off the event loops. */
     final Executor admin;
     private final Map<Acks, Producer> producers = new EnumMap<>(Acks.class);
-    private final byte[] authToken;
+    private final TokenAuthenticator authenticator;
 
     public ServerContext(Broker broker, BrokerServerConfig config, ServerCounters counters, ChannelGroup channels,
                          Executor admin) {
@@ -38,7 +37,7 @@ public final class ServerContext implements AutoCloseable {
         for (Acks acks : Acks.values()) {
             producers.put(acks, broker.newProducer(ProducerConfig.builder().acks(acks).maxBlockMillis(0).build()));
         }
-        this.authToken = config.authToken() == null ? null : config.authToken().getBytes(StandardCharsets.UTF_8);
+        this.authenticator = config.authToken() == null ? null : TokenAuthenticator.of(config.authToken());
     }
 
     Producer producer(Acks acks) {
@@ -46,13 +45,12 @@ public final class ServerContext implements AutoCloseable {
     }
 
     boolean authRequired() {
-        return authToken != null;
+        return authenticator != null;
     }
 
-    /** Constant-time comparison, so response timing does not leak how much of a guess was right. */
+    /** Constant-time comparison (shared with the HTTP port), so timing does not leak how much of a guess was right. */
     boolean tokenMatches(String presented) {
-        return authToken != null && presented != null
-                && MessageDigest.isEqual(authToken, presented.getBytes(StandardCharsets.UTF_8));
+        return authenticator != null && authenticator.authenticate(presented);
     }
 
     /** Flushes and closes the producers; call after every connection closed. */
