@@ -1,0 +1,228 @@
+package io.sluice.bench.scenario;
+
+import io.sluice.bench.BenchOptions;
+import io.sluice.bench.Scenario;
+import io.sluice.bench.internal.Await;
+import io.sluice.bench.internal.Pacer;
+import io.sluice.bench.internal.TempDir;
+import io.sluice.bench.internal.TradeMessages;
+import io.sluice.bench.report.ScenarioResult;
+import io.sluice.bench.report.Table;
+import io.sluice.bench.report.chart.Chart;
+import io.sluice.bench.report.chart.PercentilePlot;
+import io.sluice.core.Acks;
+import io.sluice.core.Broker;
+import io.sluice.core.BrokerConfig;
+import org.HdrHistogram.Histogram;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reproduces {@code 004_8942bbd7ee7cff24.txt}: a burst of 15,000 events published at once and 50,000 events at a
+ * steady 10,000/s, with 1 partition/1 consumer and 4 partitions/4 consumers, ~40-byte trading messages, latency
+ * from publish to the consumer. Sluice runs journaled (every event is appended to Chronicle Queue before the
+ * subscriber sees it); the baseline is raw Disruptor rings of the same size with no journal.
+ */
+public final class EventBusScenario implements Scenario {
+    static final int RING_SIZE = 16_384;
+    private static final int BURST = 15_000;
+    private static final int SUSTAINED = 50_000;
+    private static final double RATE = 10_000;
+    /** A burst lasts milliseconds: warm it up more often than the 5-second sustained run. */
+    private static final int BURST_WARMUP_FACTOR = 5;
+
+    /** Reference figures in µs, in {@link LatencyRows#METRICS} order. */
+    private static final double[] REF_BURST_1 = {1452, 2954, 3078, 4000, 4074, 4133, 4143, 4145};
+    private static final double[] REF_BURST_4 = {331, 1552, 1557, 2491, 2606, 2700, 2726, 2730};
+    private static final double[] REF_SUSTAINED_1 = {0, 22, 15, 57, 64, 69, 92, 1461};
+    private static final double[] REF_SUSTAINED_4 = {0, 25, 22, 62, 64, 68, 83, 145};
+
+    @Override
+    public String name() {
+        return "event-bus";
+    }
+
+    @Override
+    public String title() {
+        return "lock-free event bus: burst and sustained latency";
+    }
+
+    @Override
+    public String reference() {
+        return "004_8942bbd7ee7cff24.txt";
+    }
+
+    /** Per-iteration histograms of one system for one (load, partitions) cell. */
+    private record Cell(String load, int partitions, List<Histogram> sluice, List<Histogram> raw) {
+    }
+
+    @Override
+    public ScenarioResult run(BenchOptions o) throws Exception {
+        int sustainedCount = o.size(SUSTAINED, 5_000);
+        List<String> notes = new ArrayList<>();
+        notes.add("Sluice: journaled topic (Chronicle Queue append before delivery), ring " + RING_SIZE + " slots per partition, "
+                + "wait strategy " + o.waitStrategy() + ", acks=JOURNAL, one live subscriber (`Broker.subscribe`) per topic — "
+                + "one consumer thread per partition. Baseline: raw Disruptor `RingBuffer` of " + RING_SIZE
+                + " slots per partition, the stock Disruptor equivalent of the wait strategy (SLEEPING: "
+                + "`SleepingWaitStrategy(200, 100 µs)`), one `BatchEventProcessor` per partition, no journal.");
+        notes.add("Latency = consumer's `System.nanoTime()` − the event's intended send time. Burst: all " + BURST
+                + " events are sent in a tight loop; each event's intended time is just before its send. Sustained: "
+                + sustainedCount + " events paced at " + (int) RATE + "/s; intended time = start + i × 100 µs, so a "
+                + "stalled publisher is charged to every delayed event (coordinated-omission corrected).");
+        notes.add(o.warmups() * BURST_WARMUP_FACTOR + " burst / " + o.warmups() + " sustained warm-up run(s) and " + o.iterations() + " measured runs per cell; every run delivers every "
+                + "event (the run fails otherwise), so loss is 0.");
+
+        byte[][] payloads = TradeMessages.messages(Math.max(BURST, sustainedCount));
+        List<Cell> cells = new ArrayList<>();
+        String unavailable = null;
+        try (TempDir dir = new TempDir(o.workDir(), "sluice-bench-bus")) {
+            Broker broker = null;
+            try {
+                broker = Broker.open(BrokerConfig.builder(dir.resolve("broker")).ringSize(RING_SIZE)
+                        .waitStrategy(o.waitStrategy()).build());
+            } catch (UnsupportedOperationException e) {
+                unavailable = "broker-core is not implemented in this build: " + e.getMessage();
+            }
+            try {
+                for (int partitions : new int[]{1, 4}) {
+                    LatencyProbe probe = new LatencyProbe(payloads.length, partitions);
+                    List<Histogram> sluiceBurst = null;
+                    List<Histogram> sluiceSustained = null;
+                    if (broker != null) {
+                        try (SluiceBus bus = new SluiceBus(broker, "bus-" + partitions + "p", partitions, payloads, probe, Acks.JOURNAL)) {
+                            sluiceBurst = runs(o, BURST_WARMUP_FACTOR, () -> burst(bus, probe, BURST));
+                            sluiceSustained = runs(o, 1, () -> sustained(bus, probe, sustainedCount));
+                            check(bus);
+                        }
+                        notes.add(breakdown(broker, partitions));
+                    }
+                    List<Histogram> rawBurst;
+                    List<Histogram> rawSustained;
+                    try (RawBus bus = new RawBus(partitions, RING_SIZE, o.waitStrategy(), payloads, probe)) {
+                        rawBurst = runs(o, BURST_WARMUP_FACTOR, () -> burst(bus, probe, BURST));
+                        rawSustained = runs(o, 1, () -> sustained(bus, probe, sustainedCount));
+                    }
+                    cells.add(new Cell("burst", partitions, sluiceBurst, rawBurst));
+                    cells.add(new Cell("sustained", partitions, sluiceSustained, rawSustained));
+                }
+            } finally {
+                if (broker != null) {
+                    broker.close();
+                }
+            }
+        }
+        if (unavailable != null) {
+            notes.add("Sluice rows not available: " + unavailable);
+        }
+        return result(cells, sustainedCount, notes, unavailable);
+    }
+
+    private ScenarioResult result(List<Cell> cells, int sustainedCount, List<String> notes, String unavailable) {
+        List<Table> tables = new ArrayList<>();
+        String baseline = "raw Disruptor ring, " + RING_SIZE + " slots/partition, no journal";
+        for (Cell c : cells) {
+            boolean burst = c.load.equals("burst");
+            String title = (burst ? "Burst load, " + String.format("%,d", BURST) + " events at once"
+                    : "Sustained load, " + String.format("%,d", sustainedCount) + " events at 10,000/s")
+                    + " — " + c.partitions + " partition" + (c.partitions == 1 ? "" : "s") + " / " + c.partitions + " consumer"
+                    + (c.partitions == 1 ? "" : "s");
+            double[] ref = burst ? (c.partitions == 1 ? REF_BURST_1 : REF_BURST_4) : (c.partitions == 1 ? REF_SUSTAINED_1 : REF_SUSTAINED_4);
+            Table.Builder t = Table.builder(title, baseline);
+            LatencyRows.add(t, c.sluice, c.raw, ref, "µs", 1_000, c.sluice == null ? "Sluice: " + unavailable : null);
+            tables.add(t.build());
+        }
+        List<Chart> charts = new ArrayList<>();
+        for (String load : new String[]{"burst", "sustained"}) {
+            PercentilePlot plot = new PercentilePlot("event-bus-" + load + ".svg",
+                    "event-bus: " + load + " latency distribution (" + (load.equals("burst") ? "15,000 at once" : "10,000/s") + ")", "µs", 1_000);
+            for (Cell c : cells) {
+                if (c.load.equals(load) && c.sluice != null) {
+                    plot.histogram("Sluice " + c.partitions + "P/" + c.partitions + "C (journal)", LatencyRows.merged(c.sluice));
+                }
+            }
+            for (Cell c : cells) {
+                if (c.load.equals(load)) {
+                    plot.histogram("raw Disruptor " + c.partitions + "P/" + c.partitions + "C", LatencyRows.merged(c.raw));
+                }
+            }
+            for (int p : new int[]{1, 4}) {
+                double[] ref = load.equals("burst") ? (p == 1 ? REF_BURST_1 : REF_BURST_4) : (p == 1 ? REF_SUSTAINED_1 : REF_SUSTAINED_4);
+                Map<Double, Double> points = new LinkedHashMap<>();
+                points.put(50.0, ref[2]);
+                points.put(90.0, ref[3]);
+                points.put(95.0, ref[4]);
+                points.put(99.0, ref[5]);
+                points.put(99.9, ref[6]);
+                plot.referencePoints("reference " + p + "P/" + p + "C", points);
+            }
+            charts.add(plot);
+        }
+        return new ScenarioResult(name(), title(), reference(), tables, charts, notes, 0);
+    }
+
+    /** Warm-ups (discarded; {@code warmupFactor} × the option, since a burst is too short to warm the JIT) then measured iterations. */
+    private static List<Histogram> runs(BenchOptions o, int warmupFactor, ThrowingSupplier run) throws Exception {
+        for (int i = 0; i < o.warmups() * warmupFactor; i++) {
+            run.get();
+        }
+        List<Histogram> measured = new ArrayList<>();
+        for (int i = 0; i < o.iterations(); i++) {
+            measured.add(run.get());
+        }
+        return measured;
+    }
+
+    @FunctionalInterface
+    private interface ThrowingSupplier {
+        Histogram get() throws Exception;
+    }
+
+    private static Histogram burst(BusUnderTest bus, LatencyProbe probe, int count) throws Exception {
+        probe.reset();
+        long[] intended = probe.intended;
+        for (int i = 0; i < count; i++) {
+            intended[i] = System.nanoTime();
+            while (!bus.tryPublish(i)) {
+                Thread.onSpinWait();
+            }
+        }
+        Await.count("burst events received", probe::received, count, Duration.ofSeconds(60));
+        return probe.merged();
+    }
+
+    private static Histogram sustained(BusUnderTest bus, LatencyProbe probe, int count) throws Exception {
+        probe.reset();
+        long[] intended = probe.intended;
+        Pacer pacer = new Pacer(System.nanoTime() + 1_000_000, RATE);
+        for (int i = 0; i < count; i++) {
+            intended[i] = pacer.awaitSlot(i);
+            while (!bus.tryPublish(i)) {
+                Thread.onSpinWait();
+            }
+        }
+        Await.count("sustained events received", probe::received, count, Duration.ofSeconds(60));
+        return probe.merged();
+    }
+
+    /** Where Sluice's time went, from its own metrics (cumulative over warm-ups and runs of this configuration). */
+    private static String breakdown(Broker broker, int partitions) {
+        io.sluice.core.BrokerMetrics m = broker.metrics();
+        Histogram pj = m.publishToJournal();
+        Histogram js = m.journalToSubscriber();
+        String s = String.format("Sluice's own metrics after the %dP/%dC runs (all runs so far, µs): publish→journal P50 %.1f, "
+                        + "P99 %.1f, max %.1f; journal→subscriber P50 %.1f, P99 %.1f, max %.1f.", partitions, partitions,
+                pj.getValueAtPercentile(50) / 1e3, pj.getValueAtPercentile(99) / 1e3, pj.getMaxValue() / 1e3,
+                js.getValueAtPercentile(50) / 1e3, js.getValueAtPercentile(99) / 1e3, js.getMaxValue() / 1e3);
+        return s;
+    }
+
+    private static void check(BusUnderTest bus) {
+        if (bus.errors() != 0) {
+            throw new IllegalStateException(bus.errors() + " sends failed");
+        }
+    }
+}

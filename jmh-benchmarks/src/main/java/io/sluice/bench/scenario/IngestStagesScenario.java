@@ -1,0 +1,176 @@
+package io.sluice.bench.scenario;
+
+import io.sluice.bench.BenchOptions;
+import io.sluice.bench.Scenario;
+import io.sluice.bench.report.Better;
+import io.sluice.bench.report.Sample;
+import io.sluice.bench.report.ScenarioResult;
+import io.sluice.bench.report.Table;
+import io.sluice.bench.report.chart.BarChart;
+import io.sluice.bench.report.chart.Chart;
+import io.sluice.bench.server.ClickHouseServer;
+import io.sluice.bench.server.RedisServer;
+import io.sluice.ingest.IngestConfig;
+import io.sluice.ingest.Strategy;
+import io.sluice.ingest.bench.IngestStageRunner;
+import io.sluice.ingest.bench.IngestStageRunner.StageResult;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.ToDoubleFunction;
+import java.util.function.UnaryOperator;
+
+/**
+ * Reproduces {@code 003_dc9b03795dfe9344.txt}: the five ingestion stages into ClickHouse plus Sluice's journal
+ * strategy, beside the raw ceiling measured in the same run on the same private clickhouse-server: plain INSERTs of
+ * pre-built 10,000-row batches. Each stage run is ingest-pipeline's {@link IngestStageRunner} (one producer thread;
+ * latency until the strategy confirms a write; rows counted in ClickHouse; per-event ingest→queryable latency from
+ * {@code max(id)} polls every 10 ms); this scenario repeats it (warm-ups, then measured runs) and reports medians
+ * and spreads.
+ */
+public final class IngestStagesScenario implements Scenario {
+    private static final String[] STAGES = {"01 sync insert", "02 async insert (fire-and-forget)", "03 coalescing",
+            "04 Redis-stream buffer", "05 worker pool", "06 journal (Sluice)"};
+    /** Reference: throughput req/s, avg ms, P99 ms, heap MB; NaN where the reference has no such stage. */
+    private static final double[][] REF = {
+            {116.41, 8.59, 12.95, 18.48}, {953.14, 0.05, 0.13, 90.39}, {2_465.15, 19.52, 23.67, 11.21},
+            {17_920.09, 135.96, 137.19, 21.14}, {34_040.14, 141.12, 142.7, 29.7}, {Double.NaN, Double.NaN, Double.NaN, Double.NaN}};
+    private static final int BATCH_ROWS = 10_000;
+
+    @Override
+    public String name() {
+        return "ingest-stages";
+    }
+
+    @Override
+    public String title() {
+        return "ingestion into ClickHouse: five stages, the journal strategy and the raw ceiling";
+    }
+
+    @Override
+    public String reference() {
+        return "003_dc9b03795dfe9344.txt";
+    }
+
+    @Override
+    public ScenarioResult run(BenchOptions o) throws Exception {
+        List<String> notes = new ArrayList<>();
+        List<Table> tables = new ArrayList<>();
+        List<Chart> charts = new ArrayList<>();
+        int big = Integer.parseInt(o.extra().getOrDefault("rows", Integer.toString(o.size(200_000, 5_000))));
+        int warm = o.quick() ? 1_000 : Math.max(10_000, big / 10);
+        int iterations = Math.min(o.iterations(), 3);
+        int[] events = {o.size(500, 100), o.size(10_000, 500), big, big, big, big};
+        int ceilingBatches = o.size(30, 3);
+        notes.add("Rows `{\"id\":i,\"name\":\"n<i>\",\"value\":3i}` into `(id UInt64, name String, value Int64) MergeTree` "
+                + "(the journal table adds `_sluice_partition`, `_sluice_offset` for exactly-once), JSON passthrough. Events per "
+                + "run: sync " + String.format("%,d", events[0]) + ", async " + String.format("%,d", events[1]) + ", the others "
+                + String.format("%,d", big) + "; " + o.warmups() + " warm-up run(s) of " + String.format("%,d", warm)
+                + " events (sync/async: their own size), then " + iterations + " measured runs per stage.");
+        notes.add("Per run (ingest-pipeline's `IngestStageRunner`): one producer thread writes as fast as the strategy accepts "
+                + "(back-pressure = retry); latency = write until the strategy confirms it (sync: inserted; async: accepted "
+                + "by the server; coalescing: batch landed; Redis strategies: XADD acknowledged; journal: Sluice journal "
+                + "acknowledged), as the reference measured; landed rows/s = events / time until the last row is counted in "
+                + "ClickHouse; ingest→queryable = per event, from its write until a `max(id)` poll (every 10 ms) sees it. "
+                + "Settings: batches of 10,000 rows, 20 ms linger, 2 inserts in flight, 2 workers, 2 journal partitions; "
+                + "async: 32 in flight (18.16 has no async_insert: a Buffer table in front).");
+        notes.add("Raw ceiling: the same rows pre-built into " + String.format("%,d", BATCH_ROWS) + "-row bodies, "
+                + ceilingBatches + " INSERTs one at a time over HTTP (RowBinary, and JSONEachRow as the JSON strategies send).");
+        if (ClickHouseServer.binary() == null || RedisServer.binary() == null) {
+            notes.add("Not available: needs clickhouse-server (" + ClickHouseServer.DEFAULT_BINARY + ") and redis-server ("
+                    + RedisServer.DEFAULT_BINARY + ").");
+            return new ScenarioResult(name(), title(), reference(), tables, charts, notes, 0);
+        }
+        List<Double> rowBinary = new ArrayList<>();
+        List<Double> jsonEachRow = new ArrayList<>();
+        List<List<StageResult>> stages = new ArrayList<>();
+        try (ClickHouseServer ch = ClickHouseServer.start(o.workDir());
+             RedisServer redis = RedisServer.start(o.workDir())) {
+            notes.add("clickhouse-server " + ch.query("SELECT version()") + " on 127.0.0.1:" + ch.httpPort()
+                    + ", redis-server on 127.0.0.1:" + redis.port() + ", both private to this run.");
+            IngestStageRunner runner = new IngestStageRunner(new IngestStageRunner.Target(ch.url(), redis.uri(), "sluice_bench"));
+            runner.rawCeiling(true, 1, BATCH_ROWS);
+            for (int i = 0; i < iterations; i++) {
+                rowBinary.add(runner.rawCeiling(true, ceilingBatches, BATCH_ROWS));
+                jsonEachRow.add(runner.rawCeiling(false, ceilingBatches, BATCH_ROWS));
+            }
+            UnaryOperator<IngestConfig.Builder> batching = b -> b.batchRows(BATCH_ROWS).lingerMs(20).maxInFlight(2);
+            stages.add(repeat(o, iterations, events[0], () -> runner.runSink(STAGES[0], Strategy.SYNC, events[0], b -> b)));
+            stages.add(repeat(o, iterations, events[1], () -> runner.runSink(STAGES[1], Strategy.ASYNC, events[1], b -> b.maxInFlight(32))));
+            stages.add(repeat(o, iterations, warm, n -> runner.runSink(STAGES[2], Strategy.COALESCING, n, batching), big));
+            stages.add(repeat(o, iterations, warm, n -> runner.runSink(STAGES[3], Strategy.REDIS_STREAM, n, batching), big));
+            stages.add(repeat(o, iterations, warm, n -> runner.runSink(STAGES[4], Strategy.WORKER_POOL, n, b -> batching.apply(b).workers(2)), big));
+            stages.add(repeat(o, iterations, warm, n -> runner.runJournal(STAGES[5], n, 2, batching), big));
+        }
+        notes.add("Every run landed exactly its events (the runner waits for the last row and fails otherwise).");
+        return result(tables, charts, notes, stages, Sample.of(rowBinary), Sample.of(jsonEachRow));
+    }
+
+    @FunctionalInterface
+    private interface StageRun {
+        StageResult run(int events);
+    }
+
+    /** Same-size warm-ups (small stages). */
+    private static List<StageResult> repeat(BenchOptions o, int iterations, int events, java.util.function.Supplier<StageResult> run) {
+        return repeat(o, iterations, events, n -> run.get(), events);
+    }
+
+    private static List<StageResult> repeat(BenchOptions o, int iterations, int warmEvents, StageRun run, int events) {
+        for (int i = 0; i < o.warmups(); i++) {
+            run.run(warmEvents);
+        }
+        List<StageResult> measured = new ArrayList<>();
+        for (int i = 0; i < iterations; i++) {
+            measured.add(run.run(events));
+        }
+        return measured;
+    }
+
+    private ScenarioResult result(List<Table> tables, List<Chart> charts, List<String> notes, List<List<StageResult>> stages,
+                                  Sample rowBinary, Sample jsonEachRow) {
+        Table.Builder t = Table.builder("The reference's stage table (+ Sluice's journal strategy)", "— (the raw ceiling is below)");
+        BarChart bars = new BarChart("ingest-stages-throughput.svg", "ingest-stages: landed rows/s (Sluice) vs the reference's req/s", "rows/s",
+                List.of("Sluice landed rows/s", "raw RowBinary ceiling", "reference req/s"));
+        double ceiling = rowBinary.median();
+        for (int s = 0; s < STAGES.length; s++) {
+            List<StageResult> r = stages.get(s);
+            Double ref = Double.isNaN(REF[s][0]) ? null : REF[s][0];
+            t.row(STAGES[s] + " throughput", "req/s", Better.HIGHER, sample(r, StageResult::throughputPerSec), null, ref,
+                    s == 0 ? "until the strategy confirms each write" : null);
+            t.row(STAGES[s] + " avg latency", "ms", Better.LOWER, sample(r, StageResult::avgLatencyMs), null, nan(REF[s][1]), null);
+            t.row(STAGES[s] + " P99 latency", "ms", Better.LOWER, sample(r, StageResult::p99LatencyMs), null, nan(REF[s][2]), null);
+            t.row(STAGES[s] + " landed rows/s", "rows/s", Better.HIGHER, sample(r, StageResult::landedRowsPerSec), null, null,
+                    s == 0 ? "counted in ClickHouse (the reference did not measure it)" : null);
+            if (s >= 2) {
+                t.row(STAGES[s] + " landed / raw RowBinary ceiling", "%", Better.HIGHER,
+                        sample(r, x -> 100.0 * x.landedRowsPerSec() / ceiling), null, null,
+                        s == 2 ? "goal for coalescing, worker pool and journal: ≥ 50%" : null);
+            }
+            t.row(STAGES[s] + " ingest→queryable P50", "ms", Better.LOWER, sample(r, StageResult::queryableP50Ms), null, null, null);
+            t.row(STAGES[s] + " ingest→queryable P99", "ms", Better.LOWER, sample(r, StageResult::queryableP99Ms), null, null, null);
+            t.row(STAGES[s] + " peak heap", "MiB", Better.LOWER, sample(r, StageResult::peakHeapMb), null, nan(REF[s][3]),
+                    s == 0 ? "whole benchmark JVM, sampled every 10 ms (garbage included)" : null);
+            Sample landed = sample(r, StageResult::landedRowsPerSec);
+            bars.category(STAGES[s], landed == null ? null : landed.median(), ceiling, ref);
+        }
+        tables.add(t.build());
+        Table.Builder c = Table.builder("Raw ceiling: pre-built 10,000-row batches, one INSERT at a time", "plain HTTP INSERT");
+        c.row("RowBinary rows/s", "rows/s", Better.HIGHER, null, rowBinary, null, "the reference's best stage did 34,040 req/s");
+        c.row("JSONEachRow rows/s", "rows/s", Better.HIGHER, null, jsonEachRow, null, "the format the JSON strategies send");
+        tables.add(c.build());
+        charts.add(bars);
+        return new ScenarioResult(name(), title(), reference(), tables, charts, notes, 0);
+    }
+
+    private static Double nan(double v) {
+        return Double.isNaN(v) ? null : v;
+    }
+
+    private static Sample sample(List<StageResult> runs, ToDoubleFunction<StageResult> f) {
+        if (runs == null || runs.isEmpty()) {
+            return null;
+        }
+        return Sample.of(runs.stream().map(r -> f.applyAsDouble(r)).toList());
+    }
+}

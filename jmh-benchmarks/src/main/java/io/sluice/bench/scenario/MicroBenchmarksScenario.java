@@ -1,0 +1,175 @@
+package io.sluice.bench.scenario;
+
+import io.sluice.bench.BenchOptions;
+import io.sluice.bench.Scenario;
+import io.sluice.bench.report.Better;
+import io.sluice.bench.report.Sample;
+import io.sluice.bench.report.ScenarioResult;
+import io.sluice.bench.report.Table;
+import io.sluice.bench.report.chart.BarChart;
+import io.sluice.bench.report.chart.Chart;
+import org.openjdk.jmh.profile.GCProfiler;
+import org.openjdk.jmh.results.IterationResult;
+import org.openjdk.jmh.results.Result;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.results.format.ResultFormatType;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+import org.openjdk.jmh.runner.options.VerboseMode;
+
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * Runs the JMH microbenchmarks (BusPublishBenchmark, JournalAppendBenchmark, NetworkProduceBenchmark) through JMH's
+ * own runner — forks, warm-up and measurement iterations, the GC profiler — and turns their per-iteration scores
+ * into report rows (median and spread over the measured iterations). The JSON JMH writes is kept next to the report.
+ */
+public final class MicroBenchmarksScenario implements Scenario {
+
+    @Override
+    public String name() {
+        return "jmh";
+    }
+
+    @Override
+    public String title() {
+        return "JMH microbenchmarks: bus publish, journal append, network round trip";
+    }
+
+    @Override
+    public String reference() {
+        return "001_8bf29e2983b20e26.txt (storage write, network RTT)";
+    }
+
+    @Override
+    public ScenarioResult run(BenchOptions o) throws Exception {
+        List<String> notes = new ArrayList<>();
+        List<Table> tables = new ArrayList<>();
+        List<Chart> charts = new ArrayList<>();
+        int warmups = o.quick() ? 1 : 3;
+        int iterations = o.quick() ? 2 : 5;
+        TimeValue time = o.quick() ? TimeValue.milliseconds(300) : TimeValue.seconds(2);
+        Files.createDirectories(o.resultsDir());
+        String json = o.resultsDir().resolve("jmh.json").toString();
+        notes.add("JMH 1.37, 1 fork per benchmark with the Chronicle flags, " + warmups + " warm-up and " + iterations
+                + " measured iterations of " + time + ", GC profiler on; cells are the median [min–max] of the measured "
+                + "iterations. Raw JSON: `jmh.json` next to this report. Run one on its own with "
+                + "`java -jar jmh-benchmarks/target/benchmarks.jar BusPublishBenchmark -prof gc -rf json`.");
+        ChainedOptionsBuilder opts = new OptionsBuilder()
+                .include("io.sluice.bench.(BusPublishBenchmark|JournalAppendBenchmark|NetworkProduceBenchmark)")
+                .warmupIterations(warmups).measurementIterations(iterations)
+                .warmupTime(time).measurementTime(time).forks(1)
+                .addProfiler(GCProfiler.class)
+                .resultFormat(ResultFormatType.JSON).result(json)
+                .verbosity(VerboseMode.SILENT);
+        Collection<RunResult> results = new Runner(opts.build()).run();
+
+        Table.Builder bus = Table.builder("BusPublishBenchmark: publish → in-process subscriber, ring 16,384, 64 B events",
+                "raw multi-producer Disruptor RingBuffer, same size, one BatchEventProcessor");
+        BarChart bars = new BarChart("jmh-bus-publish.svg", "BusPublishBenchmark: events/s through the bus", "events/s",
+                List.of("Sluice memory-only topic", "Sluice journaled topic", "raw Disruptor"));
+        for (String method : new String[]{"oneProducer", "fourProducers"}) {
+            String label = method.equals("oneProducer") ? "1 producer" : "4 producers";
+            Sample memory = score(results, "BusPublishBenchmark." + method, "target", "sluice-memory");
+            Sample journal = score(results, "BusPublishBenchmark." + method, "target", "sluice-journal");
+            Sample raw = score(results, "BusPublishBenchmark." + method, "target", "raw-disruptor");
+            bus.row(label + ", memory-only topic", "events/s", Better.HIGHER, memory, raw, null,
+                    method.equals("oneProducer") ? "goal ≥ 10 M/s and ≥ 50% of raw Disruptor" : null);
+            bus.row(label + ", journaled topic", "events/s", Better.HIGHER, journal, raw, null, null);
+            bus.row(label + ", memory-only: allocated", "B/op", Better.LOWER,
+                    secondary(results, "BusPublishBenchmark." + method, "sluice-memory", "gc.alloc.rate.norm"),
+                    secondary(results, "BusPublishBenchmark." + method, "raw-disruptor", "gc.alloc.rate.norm"), null,
+                    method.equals("oneProducer") ? "whole process per accepted event (-prof gc); goal ~0" : null);
+            bus.row(label + ", journaled: allocated", "B/op", Better.LOWER,
+                    secondary(results, "BusPublishBenchmark." + method, "sluice-journal", "gc.alloc.rate.norm"), null, null, null);
+            bars.category(label, median(memory), median(journal), median(raw));
+        }
+        tables.add(bus.build());
+        charts.add(bars);
+
+        Table.Builder journal = Table.builder("JournalAppendBenchmark: journaled publish (acks=JOURNAL), one producer thread",
+                "raw Chronicle Queue appends of the same bytes, benchmark thread");
+        for (String size : new String[]{"100", "1024"}) {
+            Sample s = score(results, "JournalAppendBenchmark.append", "size", size, "target", "sluice");
+            Sample r = score(results, "JournalAppendBenchmark.append", "size", size, "target", "raw-chronicle");
+            journal.row(size + " B events", "msg/s", Better.HIGHER, s, r, size.equals("1024") ? 138_764.0 : null,
+                    size.equals("1024") ? "reference: 001's storage write; goal ≥ 3× it and ≥ 80% of raw" : "goal ≥ 80% of raw Chronicle");
+        }
+        tables.add(journal.build());
+
+        Table.Builder net = Table.builder("NetworkProduceBenchmark: one client, sync produce of 100 B (acks=JOURNAL)",
+                "plain-socket echo of 100 B on the same loopback");
+        for (double p : new double[]{0.5, 0.9, 0.99, 0.999}) {
+            Double ref = p == 0.5 ? Double.valueOf(54.55) : p == 0.99 ? Double.valueOf(81.80) : null;
+            net.row("P" + (p * 100 == Math.rint(p * 100) ? String.valueOf((int) (p * 100)) : String.valueOf(p * 100)) + " round trip", "µs",
+                    Better.LOWER, percentile(results, "sluice", p), percentile(results, "raw-echo", p), ref,
+                    p == 0.5 ? "goal: Sluice P50 ≤ 1.5× the echo" : null);
+        }
+        tables.add(net.build());
+        return new ScenarioResult(name(), title(), reference(), tables, charts, notes, 0);
+    }
+
+    private static RunResult find(Collection<RunResult> results, String benchmark, String... params) {
+        for (RunResult r : results) {
+            if (!r.getParams().getBenchmark().endsWith(benchmark)) {
+                continue;
+            }
+            boolean match = true;
+            for (int i = 0; i + 1 < params.length; i += 2) {
+                match &= params[i + 1].equals(r.getParams().getParam(params[i]));
+            }
+            if (match) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    private static Sample score(Collection<RunResult> results, String benchmark, String... params) {
+        RunResult r = find(results, benchmark, params);
+        if (r == null) {
+            return null;
+        }
+        List<Double> scores = new ArrayList<>();
+        r.getBenchmarkResults().forEach(b -> b.getIterationResults().forEach(it -> scores.add(it.getPrimaryResult().getScore())));
+        return scores.isEmpty() ? null : Sample.of(scores);
+    }
+
+    private static Sample secondary(Collection<RunResult> results, String benchmark, String target, String key) {
+        RunResult r = find(results, benchmark, "target", target);
+        if (r == null) {
+            return null;
+        }
+        List<Double> values = new ArrayList<>();
+        r.getBenchmarkResults().forEach(b -> {
+            for (IterationResult it : b.getIterationResults()) {
+                Result<?> s = it.getSecondaryResults().get(key);
+                if (s != null) {
+                    values.add(s.getScore());
+                }
+            }
+        });
+        return values.isEmpty() ? null : Sample.of(values);
+    }
+
+    /** Percentile of each measured iteration's sample-time distribution (µs). */
+    private static Sample percentile(Collection<RunResult> results, String target, double p) {
+        RunResult r = find(results, "NetworkProduceBenchmark.roundTrip", "target", target);
+        if (r == null) {
+            return null;
+        }
+        List<Double> values = new ArrayList<>();
+        r.getBenchmarkResults().forEach(b -> b.getIterationResults().forEach(
+                it -> values.add(it.getPrimaryResult().getStatistics().getPercentile(p * 100))));
+        return values.isEmpty() ? null : Sample.of(values);
+    }
+
+    private static Double median(Sample s) {
+        return s == null ? null : s.median();
+    }
+}

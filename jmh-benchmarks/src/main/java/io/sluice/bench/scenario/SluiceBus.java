@@ -1,0 +1,62 @@
+package io.sluice.bench.scenario;
+
+import io.sluice.bench.internal.TradeMessages;
+import io.sluice.core.Acks;
+import io.sluice.core.Broker;
+import io.sluice.core.Producer;
+import io.sluice.core.ProducerConfig;
+import io.sluice.core.ProducerRecord;
+import io.sluice.core.SendCallback;
+import io.sluice.core.Subscription;
+import io.sluice.core.TopicConfig;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Sluice's bus as the event-bus scenario uses it: a journaled topic, a live subscriber (which runs after the journal
+ * writer, so every latency includes the journal append) and {@link Producer#trySend} of pre-built records.
+ */
+final class SluiceBus implements BusUnderTest {
+    private final Producer producer;
+    private final Subscription subscription;
+    private final ProducerRecord[] records;
+    private final AtomicLong errors = new AtomicLong();
+    private final SendCallback callback;
+
+    SluiceBus(Broker broker, String topic, int partitions, byte[][] payloads, LatencyProbe probe, Acks acks) {
+        broker.createTopicIfAbsent(TopicConfig.builder(topic).partitions(partitions).journaled(true).build());
+        this.records = new ProducerRecord[payloads.length];
+        for (int i = 0; i < payloads.length; i++) {
+            records[i] = new ProducerRecord(topic, i % partitions, null, payloads[i], List.of(), ProducerRecord.NO_TIMESTAMP);
+        }
+        this.subscription = broker.subscribe(topic, "latency-probe",
+                (event, endOfBatch) -> probe.onEvent(event.partition(), TradeMessages.id(event.valueBuffer(), event.valueLength())));
+        this.producer = broker.newProducer(ProducerConfig.builder().acks(acks).build());
+        this.callback = (partition, offset, error) -> {
+            if (error != null) {
+                errors.incrementAndGet();
+            }
+        };
+    }
+
+    @Override
+    public boolean tryPublish(int id) {
+        long r = producer.trySend(records[id], callback);
+        if (r == Producer.CLOSED) {
+            throw new IllegalStateException("producer closed during the benchmark");
+        }
+        return r == Producer.ACCEPTED;
+    }
+
+    @Override
+    public long errors() {
+        return errors.get();
+    }
+
+    @Override
+    public void close() {
+        producer.close();
+        subscription.close();
+    }
+}

@@ -1,0 +1,205 @@
+package io.sluice.bench.scenario;
+
+import io.sluice.bench.internal.Await;
+import io.sluice.bench.internal.Latency;
+import io.sluice.core.Broker;
+import io.sluice.core.Consumer;
+import io.sluice.core.ConsumerConfig;
+import io.sluice.core.ConsumerRecord;
+import io.sluice.core.OffsetReset;
+import io.sluice.core.PartitionReader;
+import io.sluice.core.Producer;
+import io.sluice.core.ProducerRecord;
+import io.sluice.core.SendCallback;
+import io.sluice.core.TopicPartition;
+import org.HdrHistogram.Histogram;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** The stream-processor workloads driven through Sluice's embedded API. */
+final class SluiceLoads {
+    private static final Duration DEADLINE = Duration.ofSeconds(120);
+
+    private SluiceLoads() {
+    }
+
+    /**
+     * {@code threads} threads each send {@code perThread} copies of {@code record} (no key, no partition: the producer
+     * spreads them round-robin) with {@link Producer#trySend}, spinning on back-pressure. The run ends when every
+     * send is acknowledged (at the producer's acks level). With one thread, the latency of each {@code trySend} call
+     * is recorded.
+     */
+    static Run produce(Producer producer, ProducerRecord record, int threads, int perThread) throws Exception {
+        long total = (long) threads * perThread;
+        AtomicLong acked = new AtomicLong();
+        AtomicLong failed = new AtomicLong();
+        AtomicLong notSent = new AtomicLong();
+        SendCallback callback = (partition, offset, error) -> {
+            if (error != null) {
+                failed.incrementAndGet();
+            }
+            acked.incrementAndGet();
+        };
+        Histogram calls = threads == 1 ? Latency.newHistogram() : null;
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> senders = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            Thread th = new Thread(() -> {
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+                for (int i = 0; i < perThread; i++) {
+                    long r;
+                    long t0 = System.nanoTime();
+                    while ((r = producer.trySend(record, callback)) == Producer.BACK_PRESSURED) {
+                        Thread.onSpinWait();
+                        t0 = System.nanoTime();
+                    }
+                    if (calls != null) {
+                        Latency.record(calls, System.nanoTime() - t0);
+                    }
+                    if (r == Producer.CLOSED) {
+                        failed.incrementAndGet();
+                        notSent.addAndGet(perThread - i);
+                        return;
+                    }
+                }
+            }, "bench-producer-" + t);
+            senders.add(th);
+            th.start();
+        }
+        long start = System.nanoTime();
+        go.countDown();
+        for (Thread th : senders) {
+            th.join();
+        }
+        Await.count("acknowledged sends", acked::get, total - notSent.get(), DEADLINE);
+        long nanos = System.nanoTime() - start;
+        if (failed.get() > 0) {
+            throw new IllegalStateException(failed.get() + " of " + total + " sends failed");
+        }
+        return new Run(total, nanos, calls);
+    }
+
+    /** Reads {@code expected} records from the start of {@code partitions} with one assigned consumer; latency per non-empty poll. */
+    static Run consume(Broker broker, Set<TopicPartition> partitions, long expected) throws Exception {
+        Histogram polls = Latency.newHistogram();
+        try (Consumer c = broker.newConsumer(ConsumerConfig.builder().clientId("bench-consume")
+                .offsetReset(OffsetReset.EARLIEST).maxPollRecords(500).build())) {
+            c.assign(partitions);
+            c.seekToBeginning(partitions);
+            long n = 0;
+            long deadline = System.nanoTime() + DEADLINE.toNanos();
+            long start = System.nanoTime();
+            while (n < expected) {
+                long t0 = System.nanoTime();
+                List<ConsumerRecord> batch = c.poll(Duration.ofMillis(100));
+                if (!batch.isEmpty()) {
+                    Latency.record(polls, System.nanoTime() - t0);
+                    n += batch.size();
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("consumed " + n + " of " + expected + " before the deadline");
+                }
+            }
+            return new Run(n, System.nanoTime() - start, polls);
+        }
+    }
+
+    /**
+     * {@code members} consumers of one new group share the topic's partitions and read {@code expected} records in
+     * total, from the earliest offset. Timed from the moment every member has subscribed, so group joins and
+     * rebalances are included.
+     */
+    static Run groupConsume(Broker broker, String topic, String group, int members, long expected) throws Exception {
+        AtomicLong consumed = new AtomicLong();
+        CountDownLatch subscribed = new CountDownLatch(members);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>();
+        List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+        for (int m = 0; m < members; m++) {
+            String id = "member-" + m;
+            Thread t = new Thread(() -> {
+                try (Consumer c = broker.newConsumer(ConsumerConfig.builder().groupId(group).clientId(id)
+                        .offsetReset(OffsetReset.EARLIEST).maxPollRecords(500).build())) {
+                    c.subscribe(topic);
+                    subscribed.countDown();
+                    go.await();
+                    long deadline = System.nanoTime() + DEADLINE.toNanos();
+                    while (consumed.get() < expected && System.nanoTime() < deadline) {
+                        List<ConsumerRecord> batch = c.poll(Duration.ofMillis(20));
+                        consumed.addAndGet(batch.size());
+                    }
+                } catch (Throwable e) {
+                    errors.add(e);
+                    subscribed.countDown();
+                }
+            }, "bench-group-" + id);
+            threads.add(t);
+            t.start();
+        }
+        if (!subscribed.await(60, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("group members did not subscribe within 60 s");
+        }
+        long start = System.nanoTime();
+        go.countDown();
+        Await.count("records consumed by the group", consumed::get, expected, DEADLINE);
+        long nanos = System.nanoTime() - start;
+        for (Thread t : threads) {
+            t.join(30_000);
+        }
+        if (!errors.isEmpty()) {
+            throw new IllegalStateException("a group member failed", errors.get(0));
+        }
+        return new Run(expected, nanos, null);
+    }
+
+    /** Sequential read of a whole partition through a {@link PartitionReader}. */
+    static Run sequentialRead(Broker broker, TopicPartition tp, long expected) {
+        try (PartitionReader reader = broker.openReader(tp)) {
+            reader.seek(broker.startOffset(tp));
+            long[] n = {0};
+            long start = System.nanoTime();
+            while (n[0] < expected) {
+                int got = reader.read(500, 1 << 20, r -> n[0]++);
+                if (got == 0) {
+                    throw new IllegalStateException("read " + n[0] + " of " + expected + " records");
+                }
+            }
+            return new Run(n[0], System.nanoTime() - start, null);
+        }
+    }
+
+    /** {@code reads} random single-record reads (seek + read) within the partition. */
+    static Run randomRead(Broker broker, TopicPartition tp, int reads, long seed) {
+        try (PartitionReader reader = broker.openReader(tp)) {
+            long first = broker.startOffset(tp);
+            long end = broker.endOffset(tp);
+            SplittableRandom random = new SplittableRandom(seed);
+            Histogram h = Latency.newHistogram();
+            int[] got = {0};
+            long start = System.nanoTime();
+            for (int i = 0; i < reads; i++) {
+                long offset = random.nextLong(first, end);
+                long t0 = System.nanoTime();
+                reader.seek(offset);
+                reader.read(1, 1 << 20, r -> got[0]++);
+                Latency.record(h, System.nanoTime() - t0);
+            }
+            if (got[0] != reads) {
+                throw new IllegalStateException("random reads returned " + got[0] + " of " + reads + " records");
+            }
+            return new Run(reads, System.nanoTime() - start, h);
+        }
+    }
+}

@@ -1,0 +1,125 @@
+package io.sluice.bench.scenario;
+
+import io.sluice.bench.internal.Latency;
+import io.sluice.core.Acks;
+import io.sluice.core.Broker;
+import io.sluice.core.ConsumerConfig;
+import io.sluice.core.ConsumerRecord;
+import io.sluice.core.OffsetReset;
+import io.sluice.core.ProducerConfig;
+import io.sluice.core.ProducerRecord;
+import io.sluice.core.TopicPartition;
+import io.sluice.net.client.ClientConfig;
+import io.sluice.net.client.RemoteConsumer;
+import io.sluice.net.client.RemoteProducer;
+import io.sluice.net.client.RemoteProducerConfig;
+import io.sluice.net.server.BrokerServer;
+import io.sluice.net.server.BrokerServerConfig;
+import org.HdrHistogram.Histogram;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The network round-trip loads through Sluice's Netty broker ({@code BrokerServer} on 127.0.0.1, port 0) and its Java
+ * client, in the same JVM as the clients — as the reference ran its server and clients on one machine.
+ */
+final class SluiceNetLoads implements AutoCloseable {
+    private final BrokerServer server;
+    private final String bootstrap;
+
+    SluiceNetLoads(Broker broker) {
+        this.server = BrokerServer.start(broker, BrokerServerConfig.builder().bindAddress("127.0.0.1").port(0).build());
+        this.bootstrap = "127.0.0.1:" + server.port();
+    }
+
+    String transport() {
+        return server.transport();
+    }
+
+    /** A client producer that sends each record at once (linger 0) with acks=JOURNAL. */
+    RemoteProducer producer(String clientId) {
+        return new RemoteProducer(RemoteProducerConfig.builder(ClientConfig.builder(bootstrap).clientId(clientId).build())
+                .producer(ProducerConfig.builder().acks(Acks.JOURNAL).build()).lingerMicros(0).build());
+    }
+
+    /**
+     * {@code clients} client connections, each on its own thread doing {@code perClient} synchronous produce round
+     * trips ({@code send(record).get()}: request, journal append, acknowledgement).
+     */
+    Run syncProduce(String topic, int clients, int perClient, byte[] value) throws Exception {
+        Histogram[] hs = new Histogram[clients];
+        List<Thread> threads = new ArrayList<>();
+        List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+        CountDownLatch ready = new CountDownLatch(clients);
+        CountDownLatch go = new CountDownLatch(1);
+        ProducerRecord record = new ProducerRecord(topic, 0, null, value, List.of(), ProducerRecord.NO_TIMESTAMP);
+        for (int c = 0; c < clients; c++) {
+            Histogram h = Latency.newHistogram();
+            hs[c] = h;
+            String id = "bench-net-" + c;
+            Thread t = new Thread(() -> {
+                try (RemoteProducer p = producer(id)) {
+                    p.send(record).get(30, TimeUnit.SECONDS); // connect and learn the topic before the clock starts
+                    ready.countDown();
+                    go.await();
+                    for (int i = 0; i < perClient; i++) {
+                        long t0 = System.nanoTime();
+                        p.send(record).get(30, TimeUnit.SECONDS);
+                        Latency.record(h, System.nanoTime() - t0);
+                    }
+                } catch (Exception e) {
+                    errors.add(e);
+                    ready.countDown();
+                }
+            }, id);
+            threads.add(t);
+            t.start();
+        }
+        ready.await();
+        long start = System.nanoTime();
+        go.countDown();
+        for (Thread t : threads) {
+            t.join();
+        }
+        long nanos = System.nanoTime() - start;
+        if (!errors.isEmpty()) {
+            throw new IllegalStateException("a network producer failed", errors.get(0));
+        }
+        return new Run((long) clients * perClient, nanos, Latency.merge(hs));
+    }
+
+    /** {@code fetches} single-record fetch round trips at random offsets of a partition (seek, then poll one record). */
+    Run fetch(Broker broker, TopicPartition tp, int fetches, long seed) {
+        Histogram h = Latency.newHistogram();
+        try (RemoteConsumer c = new RemoteConsumer(ClientConfig.builder(bootstrap).clientId("bench-fetch").build(),
+                ConsumerConfig.builder().clientId("bench-fetch").offsetReset(OffsetReset.EARLIEST).maxPollRecords(1).maxPollBytes(256).build())) {
+            c.assign(Set.of(tp));
+            long first = broker.startOffset(tp);
+            long end = broker.endOffset(tp);
+            SplittableRandom random = new SplittableRandom(seed);
+            long start = System.nanoTime();
+            for (int i = 0; i < fetches; i++) {
+                long offset = random.nextLong(first, end);
+                c.seek(tp, offset);
+                long t0 = System.nanoTime();
+                List<ConsumerRecord> got = c.poll(Duration.ofSeconds(5));
+                Latency.record(h, System.nanoTime() - t0);
+                if (got.isEmpty() || got.get(0).offset() != offset) {
+                    throw new IllegalStateException("fetch at " + offset + " returned " + (got.isEmpty() ? "nothing" : "offset " + got.get(0).offset()));
+                }
+            }
+            return new Run(fetches, System.nanoTime() - start, h);
+        }
+    }
+
+    @Override
+    public void close() {
+        server.close();
+    }
+}

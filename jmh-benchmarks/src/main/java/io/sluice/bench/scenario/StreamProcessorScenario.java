@@ -1,0 +1,380 @@
+package io.sluice.bench.scenario;
+
+import io.sluice.bench.BenchOptions;
+import io.sluice.bench.Scenario;
+import io.sluice.bench.baseline.LoopbackEcho;
+import io.sluice.bench.baseline.RawJournal;
+import io.sluice.bench.internal.TempDir;
+import io.sluice.bench.report.Better;
+import io.sluice.bench.report.ScenarioResult;
+import io.sluice.bench.report.Table;
+import io.sluice.bench.report.chart.BarChart;
+import io.sluice.bench.report.chart.Chart;
+import io.sluice.bench.report.chart.PercentilePlot;
+import io.sluice.core.Acks;
+import io.sluice.core.Broker;
+import io.sluice.core.Producer;
+import io.sluice.core.ProducerConfig;
+import io.sluice.core.ProducerRecord;
+import io.sluice.core.TopicConfig;
+import io.sluice.core.TopicPartition;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Reproduces the seven benchmarks of {@code 001_8bf29e2983b20e26.txt} (a C++ Kafka-like stream processor) on
+ * Sluice's embedded broker, with raw baselines in the same run: Disruptor rings appending to plain Chronicle Queues,
+ * plain Chronicle tailers, and a plain-socket loopback echo for the network rows.
+ */
+public final class StreamProcessorScenario implements Scenario {
+    private static final int RING = 16_384;
+    private static final String RAW_PRODUCE = "raw Disruptor rings → plain Chronicle Queue appends";
+    private static final String NET_MISSING = "needs the embedded broker (not available in this build)";
+
+    @Override
+    public String name() {
+        return "stream-processor";
+    }
+
+    @Override
+    public String title() {
+        return "stream processor: direct, concurrent, network, sizes, groups, storage";
+    }
+
+    @Override
+    public String reference() {
+        return "001_8bf29e2983b20e26.txt";
+    }
+
+    @Override
+    public ScenarioResult run(BenchOptions o) throws Exception {
+        List<Table> tables = new ArrayList<>();
+        List<Chart> charts = new ArrayList<>();
+        List<String> notes = new ArrayList<>();
+        String[] reason = {null};
+        notes.add("Sluice: embedded broker, journaled topics, acks=JOURNAL (acknowledged once appended to the memory-mapped "
+                + "journal: survives a process crash), ring " + RING + ", wait strategy " + o.waitStrategy()
+                + ". Throughput runs end when the last acknowledgement arrives. Produce latency is the duration of the "
+                + "`trySend` call, as the reference times its produce call.");
+        notes.add("Baselines: `" + RAW_PRODUCE + "` (the same bytes, no framing, no acknowledgements), plain Chronicle "
+                + "tailers reading into a reused buffer, plain blocking sockets echoing length-prefixed frames on 127.0.0.1.");
+        notes.add("Data rates are MiB/s of payload, as in the reference (138,764 × 1 KiB = 135.5).");
+        try (TempDir dir = new TempDir(o.workDir(), "sluice-bench-sp")) {
+            Broker broker = SluiceBroker.open(dir.resolve("broker"), o, RING, reason);
+            try {
+                direct(o, broker, dir, tables, charts);
+                concurrent(o, broker, dir, tables, charts);
+                network(o, broker, tables, charts, notes);
+                sizes(o, broker, dir, tables, charts);
+                groups(o, broker, dir, tables, charts);
+                storage(o, broker, dir, tables, charts);
+            } finally {
+                if (broker != null) {
+                    broker.close();
+                }
+            }
+        }
+        if (reason[0] != null) {
+            notes.add("Sluice rows not available: " + reason[0]);
+        }
+        return new ScenarioResult(name(), title(), reference(), tables, charts, notes, 0);
+    }
+
+    private static Producer producer(Broker broker) {
+        return broker.newProducer(ProducerConfig.builder().acks(Acks.JOURNAL)
+                .partitioner(ProducerConfig.Partitioner.ROUND_ROBIN).build());
+    }
+
+    private static ProducerRecord record(String topic, int size) {
+        byte[] value = new byte[size];
+        Arrays.fill(value, (byte) 'x');
+        return ProducerRecord.of(topic, value);
+    }
+
+    private static byte[] bytes(int size) {
+        byte[] value = new byte[size];
+        Arrays.fill(value, (byte) 'x');
+        return value;
+    }
+
+    // Benchmark 1: direct produce / consume, 50,000 × 100 B, 4 partitions.
+    private void direct(BenchOptions o, Broker broker, TempDir dir, List<Table> tables, List<Chart> charts) throws Exception {
+        int n = o.size(50_000, 10_000);
+        List<Run> sluiceProduce = null;
+        List<Run> sluiceConsume = null;
+        if (broker != null) {
+            String topic = "direct";
+            broker.createTopic(TopicConfig.of(topic, 4));
+            try (Producer p = producer(broker)) {
+                ProducerRecord r = record(topic, 100);
+                sluiceProduce = Repeat.runs(o, () -> SluiceLoads.produce(p, r, 1, n));
+            }
+            long total = (long) n * (o.warmups() + o.iterations());
+            sluiceConsume = Repeat.runs(o, () -> SluiceLoads.consume(broker, broker.partitionsOf(topic), total));
+        }
+        List<Run> rawProduce;
+        List<Run> rawConsume;
+        try (RawJournal journal = new RawJournal(dir.resolve("raw-direct"), 4)) {
+            byte[] v = bytes(100);
+            rawProduce = Repeat.runs(o, () -> RawLoads.produce(journal, RING, o.waitStrategy(), v, 1, n));
+            long total = (long) n * (o.warmups() + o.iterations());
+            rawConsume = Repeat.runs(o, () -> RawLoads.consume(journal, total));
+        }
+        Table.Builder t = Table.builder("1. Direct produce: " + String.format("%,d", n) + " × 100 B into 4 partitions", RAW_PRODUCE);
+        t.row("Throughput", "msg/s", Better.HIGHER, Repeat.sample(sluiceProduce, Run::perSecond), Repeat.sample(rawProduce, Run::perSecond), 320_391.0, "until the last acknowledgement");
+        t.row("Data rate", "MiB/s", Better.HIGHER, Repeat.sample(sluiceProduce, r -> r.mebibytesPerSecond(100)), Repeat.sample(rawProduce, r -> r.mebibytesPerSecond(100)), 34.53, null);
+        latencyRows(t, sluiceProduce, rawProduce, new int[]{0, 1, 2, 4, 5, 7}, new double[]{2.61, 3.08, 2.66, 4.41, 7.46, 536.41}, "produce call");
+        tables.add(t.build());
+        // the consume rows read everything written by the produce runs (warm-ups included), from the beginning
+        Table.Builder c = Table.builder("1. Direct consume: everything produced above, from the earliest offset",
+                "plain Chronicle tailers, one thread, 4 queues");
+        c.row("Throughput", "msg/s", Better.HIGHER, Repeat.sample(sluiceConsume, Run::perSecond), Repeat.sample(rawConsume, Run::perSecond), 502_647.0, "one consumer, 4 partitions, polls of ≤ 500");
+        c.row("Data rate", "MiB/s", Better.HIGHER, Repeat.sample(sluiceConsume, r -> r.mebibytesPerSecond(100)), Repeat.sample(rawConsume, r -> r.mebibytesPerSecond(100)), 54.17, null);
+        latencyRows(c, sluiceConsume, rawConsume, new int[]{0, 1, 2, 4, 5}, new double[]{183.84, 196.83, 194.17, 206.80, 260.75}, "batch (500)");
+        tables.add(c.build());
+        PercentilePlot plot = new PercentilePlot("stream-processor-produce-call.svg", "stream-processor: direct produce call latency (100 B)", "µs", 1_000);
+        if (sluiceProduce != null) {
+            plot.histogram("Sluice trySend (acks=journal)", merged(sluiceProduce));
+        }
+        plot.histogram("raw Disruptor publish", merged(rawProduce));
+        plot.referencePoints("reference produce", new TreeMap<>(Map.of(50.0, 2.66, 95.0, 4.41, 99.0, 7.46)));
+        charts.add(plot);
+    }
+
+    // Benchmark 2: concurrent producers, 10,000 messages per thread, 100 B.
+    private void concurrent(BenchOptions o, Broker broker, TempDir dir, List<Table> tables, List<Chart> charts) throws Exception {
+        int per = o.size(10_000, 5_000);
+        int[] threads = {1, 2, 4, 8};
+        double[] ref = {267_763, 436_914, 387_641, 376_082};
+        Table.Builder t = Table.builder("2. Concurrent producers: " + String.format("%,d", per) + " × 100 B per thread, 4 partitions",
+                RAW_PRODUCE + " (multi-producer rings)");
+        BarChart bars = new BarChart("stream-processor-concurrent.svg", "stream-processor: concurrent producers (100 B)", "msg/s",
+                List.of("Sluice", "raw baseline", "reference"));
+        String topic = "concurrent";
+        if (broker != null) {
+            broker.createTopic(TopicConfig.of(topic, 4));
+        }
+        try (RawJournal journal = new RawJournal(dir.resolve("raw-concurrent"), 4)) {
+            for (int i = 0; i < threads.length; i++) {
+                int th = threads[i];
+                List<Run> s = null;
+                if (broker != null) {
+                    try (Producer p = producer(broker)) {
+                        ProducerRecord r = record(topic, 100);
+                        s = Repeat.runs(o, () -> SluiceLoads.produce(p, r, th, per));
+                    }
+                }
+                byte[] v = bytes(100);
+                List<Run> raw = Repeat.runs(o, () -> RawLoads.produce(journal, RING, o.waitStrategy(), v, th, per));
+                t.row(th + (th == 1 ? " thread" : " threads"), "msg/s", Better.HIGHER, Repeat.sample(s, Run::perSecond),
+                        Repeat.sample(raw, Run::perSecond), ref[i], i == 0 ? "one shared producer, until the last ack" : null);
+                bars.category(th + (th == 1 ? " thread" : " threads"), Repeat.median(s, Run::perSecond), Repeat.median(raw, Run::perSecond), ref[i]);
+            }
+        }
+        tables.add(t.build());
+        charts.add(bars);
+    }
+
+    // Benchmarks 3 and 4: network round trips through the Netty broker and its Java client, beside a raw echo.
+    private void network(BenchOptions o, Broker broker, List<Table> tables, List<Chart> charts, List<String> notes) throws Exception {
+        int requests = o.size(5_000, 1_000);
+        int fetches = o.size(5_000, 500);
+        byte[] payload = bytes(100);
+        String topic = "network";
+        Table.Builder t = Table.builder("3. Network round trip: " + String.format("%,d", requests) + " sync requests × 100 B, one client",
+                "plain-socket echo of the same 100 B on 127.0.0.1");
+        Table.Builder m = Table.builder("4. Multi-client network: 500 sync produce requests × 100 B per client", "plain-socket echo on 127.0.0.1");
+        BarChart bars = new BarChart("stream-processor-clients.svg", "stream-processor: concurrent network clients (100 B sync requests)", "req/s",
+                List.of("Sluice", "raw echo", "reference"));
+        PercentilePlot plot = new PercentilePlot("stream-processor-network-rtt.svg", "stream-processor: network round trip (100 B)", "µs", 1_000);
+        SluiceNetLoads net = null;
+        if (broker != null) {
+            broker.createTopic(TopicConfig.of(topic, 1));
+            net = new SluiceNetLoads(broker);
+            notes.add("Network: Sluice's Netty broker (`BrokerServer`, " + net.transport() + " transport) on 127.0.0.1 in the "
+                    + "same JVM as its Java clients (`RemoteProducer` with linger 0 and acks=JOURNAL; `RemoteConsumer` with "
+                    + "maxPollRecords 1, maxPollBytes 256 so that every poll is one fetch of one record). A produce round trip is `send(record).get()`; a fetch round trip is `seek` to a random "
+                    + "offset then `poll` of that one record.");
+        }
+        try (LoopbackEcho server = new LoopbackEcho()) {
+            SluiceNetLoads n = net;
+            List<Run> echo = Repeat.runs(o, () -> NetLoads.echo(server, 1, requests, payload));
+            List<Run> produce = n == null ? null : Repeat.runs(o, () -> n.syncProduce(topic, 1, requests, payload));
+            long[] seed = {1};
+            List<Run> fetch = n == null ? null : Repeat.runs(o, () -> n.fetch(broker, new TopicPartition(topic, 0), fetches, seed[0]++));
+            t.row("Produce throughput", "req/s", Better.HIGHER, Repeat.sample(produce, Run::perSecond), Repeat.sample(echo, Run::perSecond), 18_511.0,
+                    n == null ? NET_MISSING : "goal: P50 ≤ 1.5× the raw echo");
+            latencyRows(t, produce, echo, new int[]{0, 1, 2, 4, 5, 7}, new double[]{33.08, 53.98, 54.55, 68.12, 81.80, 326.26}, "produce RTT");
+            latencyRows(t, fetch, echo, new int[]{0, 1, 2, 4, 5}, new double[]{292.72, 519.12, 398.48, 1_409.09, 3_718.06}, "fetch RTT");
+            if (produce != null) {
+                plot.histogram("Sluice produce (acks=journal)", merged(produce));
+                plot.histogram("Sluice fetch (1 record)", merged(fetch));
+            }
+            plot.histogram("raw echo", merged(echo));
+            int[] clients = {1, 2, 4, 8};
+            double[][] ref = {{16_609, 59.8, 116.6}, {31_642, 62.5, 148.7}, {37_082, 95.2, 764.1}, {44_045, 153.4, 2_108.7}};
+            for (int i = 0; i < clients.length; i++) {
+                int c = clients[i];
+                List<Run> raw = Repeat.runs(o, () -> NetLoads.echo(server, c, 500, payload));
+                List<Run> s = n == null ? null : Repeat.runs(o, () -> n.syncProduce(topic, c, 500, payload));
+                String label = c + (c == 1 ? " client" : " clients");
+                m.row(label + " throughput", "req/s", Better.HIGHER, Repeat.sample(s, Run::perSecond), Repeat.sample(raw, Run::perSecond), ref[i][0],
+                        i == 0 ? (n == null ? NET_MISSING : "goal at 8 clients: ≥ 100,000 req/s") : null);
+                m.row(label + " avg", "µs", Better.LOWER, Repeat.sample(s, r -> r.latencyMicros(1)), Repeat.sample(raw, r -> r.latencyMicros(1)), ref[i][1], null);
+                m.row(label + " P99", "µs", Better.LOWER, Repeat.sample(s, r -> r.latencyMicros(5)), Repeat.sample(raw, r -> r.latencyMicros(5)), ref[i][2], null);
+                bars.category(label, Repeat.median(s, Run::perSecond), Repeat.median(raw, Run::perSecond), ref[i][0]);
+            }
+        } finally {
+            if (net != null) {
+                net.close();
+            }
+        }
+        plot.referencePoints("reference produce RTT", new TreeMap<>(Map.of(50.0, 54.55, 95.0, 68.12, 99.0, 81.80)));
+        plot.referencePoints("reference fetch RTT", new TreeMap<>(Map.of(50.0, 398.48, 95.0, 1_409.09, 99.0, 3_718.06)));
+        tables.add(t.build());
+        tables.add(m.build());
+        charts.add(plot);
+        charts.add(bars);
+    }
+
+    // Benchmark 5: message sizes 64 B – 16 KiB.
+    private void sizes(BenchOptions o, Broker broker, TempDir dir, List<Table> tables, List<Chart> charts) throws Exception {
+        int[] sizes = {64, 256, 1024, 4096, 16_384};
+        double[][] ref = {{344_846, 21.0, 2.8}, {254_697, 62.2, 3.9}, {159_531, 155.8, 6.2}, {59_429, 232.1, 16.8}, {16_714, 261.2, 59.8}};
+        Table.Builder t = Table.builder("5. Message size: produce throughput by payload size, 1 producer thread, 4 partitions", RAW_PRODUCE);
+        BarChart bars = new BarChart("stream-processor-sizes.svg", "stream-processor: produce throughput by message size", "MiB/s",
+                List.of("Sluice", "raw baseline", "reference"));
+        String topic = "sizes";
+        if (broker != null) {
+            broker.createTopic(TopicConfig.of(topic, 4));
+        }
+        try (RawJournal journal = new RawJournal(dir.resolve("raw-sizes"), 4)) {
+            for (int i = 0; i < sizes.length; i++) {
+                int size = sizes[i];
+                // the same bytes budget for every size (≤ 20,000 messages, ≤ 64 MiB per run)
+                int n = Math.min(o.size(20_000, 2_000), (o.quick() ? 8 : 64) * 1024 * 1024 / size);
+                List<Run> s = null;
+                if (broker != null) {
+                    try (Producer p = producer(broker)) {
+                        ProducerRecord r = record(topic, size);
+                        s = Repeat.runs(o, () -> SluiceLoads.produce(p, r, 1, n));
+                    }
+                }
+                byte[] v = bytes(size);
+                List<Run> raw = Repeat.runs(o, () -> RawLoads.produce(journal, RING, o.waitStrategy(), v, 1, n));
+                String label = size >= 1024 ? (size / 1024) + " KiB" : size + " B";
+                t.row(label + " throughput", "msg/s", Better.HIGHER, Repeat.sample(s, Run::perSecond), Repeat.sample(raw, Run::perSecond), ref[i][0],
+                        String.format("%,d messages per run", n));
+                t.row(label + " data rate", "MiB/s", Better.HIGHER, Repeat.sample(s, r -> r.mebibytesPerSecond(size)), Repeat.sample(raw, r -> r.mebibytesPerSecond(size)), ref[i][1], null);
+                t.row(label + " avg produce call", "µs", Better.LOWER, Repeat.sample(s, r -> r.latencyMicros(1)), Repeat.sample(raw, r -> r.latencyMicros(1)), ref[i][2], null);
+                bars.category(label, Repeat.median(s, r -> r.mebibytesPerSecond(size)), Repeat.median(raw, r -> r.mebibytesPerSecond(size)), ref[i][1]);
+            }
+        }
+        tables.add(t.build());
+        charts.add(bars);
+    }
+
+    // Benchmark 6: consumer groups of 1, 2, 4, 8 members on 4 partitions, 20,000 messages.
+    private void groups(BenchOptions o, Broker broker, TempDir dir, List<Table> tables, List<Chart> charts) throws Exception {
+        int n = o.size(20_000, 5_000);
+        int[] members = {1, 2, 4, 8};
+        double[] ref = {434_198, 574_130, 486_478, 379_590};
+        Table.Builder t = Table.builder("6. Consumer groups: " + String.format("%,d", n) + " × 100 B on 4 partitions",
+                "plain Chronicle tailers, partitions split over the same number of threads");
+        BarChart bars = new BarChart("stream-processor-groups.svg", "stream-processor: consumer group throughput (4 partitions)", "msg/s",
+                List.of("Sluice", "raw baseline", "reference"));
+        String topic = "groups";
+        if (broker != null) {
+            broker.createTopic(TopicConfig.of(topic, 4));
+            try (Producer p = producer(broker)) {
+                SluiceLoads.produce(p, record(topic, 100), 1, n);
+            }
+        }
+        try (RawJournal journal = new RawJournal(dir.resolve("raw-groups"), 4)) {
+            RawLoads.produce(journal, RING, o.waitStrategy(), bytes(100), 1, n);
+            int[] run = {0};
+            for (int i = 0; i < members.length; i++) {
+                int m = members[i];
+                List<Run> s = broker == null ? null
+                        : Repeat.runs(o, () -> SluiceLoads.groupConsume(broker, topic, "g" + m + "-" + (run[0]++), m, n));
+                List<Run> raw = Repeat.runs(o, () -> RawLoads.parallelConsume(journal, m, n));
+                String label = m + (m == 1 ? " consumer" : " consumers");
+                t.row(label, "msg/s", Better.HIGHER, Repeat.sample(s, Run::perSecond), Repeat.sample(raw, Run::perSecond), ref[i],
+                        i == 0 ? "a new group per run, timed from subscribe (joins and rebalances included)" : null);
+                bars.category(label, Repeat.median(s, Run::perSecond), Repeat.median(raw, Run::perSecond), ref[i]);
+            }
+        }
+        tables.add(t.build());
+        charts.add(bars);
+    }
+
+    // Benchmark 7: storage write, sequential read, random read, 20,000 × 1 KiB.
+    private void storage(BenchOptions o, Broker broker, TempDir dir, List<Table> tables, List<Chart> charts) throws Exception {
+        int n = o.size(20_000, 5_000);
+        int reads = o.size(10_000, 2_000);
+        List<Run> sWrite = null;
+        List<Run> sRead = null;
+        List<Run> sRandom = null;
+        if (broker != null) {
+            String topic = "storage";
+            broker.createTopic(TopicConfig.of(topic, 1));
+            TopicPartition tp = new TopicPartition(topic, 0);
+            try (Producer p = producer(broker)) {
+                ProducerRecord r = record(topic, 1024);
+                sWrite = Repeat.runs(o, () -> SluiceLoads.produce(p, r, 1, n));
+            }
+            long total = broker.endOffset(tp) - broker.startOffset(tp);
+            sRead = Repeat.runs(o, () -> SluiceLoads.sequentialRead(broker, tp, total));
+            long[] seed = {1};
+            sRandom = Repeat.runs(o, () -> SluiceLoads.randomRead(broker, tp, reads, seed[0]++));
+        }
+        List<Run> rWrite;
+        List<Run> rRead;
+        List<Run> rRandom;
+        try (RawJournal journal = new RawJournal(dir.resolve("raw-storage"), 1)) {
+            byte[] v = bytes(1024);
+            long[] indexes = new long[n];
+            rWrite = Repeat.runs(o, () -> RawLoads.append(journal, v, n, indexes));
+            long total = (long) n * (o.warmups() + o.iterations());
+            rRead = Repeat.runs(o, () -> RawLoads.consume(journal, total));
+            long[] seed = {1};
+            rRandom = Repeat.runs(o, () -> RawLoads.randomRead(journal, indexes, reads, seed[0]++));
+        }
+        Table.Builder t = Table.builder("7. Storage: " + String.format("%,d", n) + " × 1 KiB write, sequential read, "
+                + String.format("%,d", reads) + " random reads", "plain Chronicle Queue, one thread (appender / tailer / moveToIndex)");
+        t.row("Write", "msg/s", Better.HIGHER, Repeat.sample(sWrite, Run::perSecond), Repeat.sample(rWrite, Run::perSecond), 138_764.0,
+                "Sluice: journaled publish until acks=JOURNAL; goal ≥ 3× reference (416,292)");
+        t.row("Write data rate", "MiB/s", Better.HIGHER, Repeat.sample(sWrite, r -> r.mebibytesPerSecond(1024)), Repeat.sample(rWrite, r -> r.mebibytesPerSecond(1024)), 135.51, null);
+        t.row("Sequential read", "msg/s", Better.HIGHER, Repeat.sample(sRead, Run::perSecond), Repeat.sample(rRead, Run::perSecond), 221_918.0,
+                "Sluice: PartitionReader over the whole partition");
+        t.row("Sequential read data rate", "MiB/s", Better.HIGHER, Repeat.sample(sRead, r -> r.mebibytesPerSecond(1024)), Repeat.sample(rRead, r -> r.mebibytesPerSecond(1024)), 216.72, null);
+        latencyRows(t, sRandom, rRandom, new int[]{0, 1, 2, 4, 5}, new double[]{4.55, 5.43, 5.34, 5.93, 7.58}, "random read");
+        tables.add(t.build());
+        BarChart bars = new BarChart("stream-processor-storage.svg", "stream-processor: storage, 1 KiB messages", "msg/s",
+                List.of("Sluice", "raw Chronicle Queue", "reference"));
+        bars.category("write", Repeat.median(sWrite, Run::perSecond), Repeat.median(rWrite, Run::perSecond), 138_764.0);
+        bars.category("sequential read", Repeat.median(sRead, Run::perSecond), Repeat.median(rRead, Run::perSecond), 221_918.0);
+        charts.add(bars);
+    }
+
+    /** Adds "{prefix} Min/Avg/..." rows in µs for the given {@link LatencyRows#METRICS} indexes. */
+    private static void latencyRows(Table.Builder t, List<Run> sluice, List<Run> raw, int[] metrics, double[] ref, String prefix) {
+        for (int i = 0; i < metrics.length; i++) {
+            int metric = metrics[i];
+            t.row(prefix + " " + LatencyRows.METRICS[metric], "µs", Better.LOWER,
+                    Repeat.sample(sluice, r -> r.latencyMicros(metric)), Repeat.sample(raw, r -> r.latencyMicros(metric)), ref[i], null);
+        }
+    }
+
+    private static org.HdrHistogram.Histogram merged(List<Run> runs) {
+        List<org.HdrHistogram.Histogram> hs = new ArrayList<>();
+        for (Run r : runs) {
+            hs.add(r.latency());
+        }
+        return LatencyRows.merged(hs);
+    }
+}
