@@ -1,5 +1,6 @@
 package io.sluice.net.client;
 
+import io.sluice.core.KeyPartitioner;
 import io.sluice.core.ProducerConfig;
 import io.sluice.core.Producer;
 import io.sluice.core.ProducerRecord;
@@ -8,7 +9,6 @@ import io.sluice.core.SendCallback;
 import io.sluice.core.SluiceException;
 import io.sluice.net.client.internal.BufferMemory;
 import io.sluice.net.client.internal.Connector;
-import io.sluice.net.client.internal.Murmur2;
 import io.sluice.net.client.internal.ProducerSender;
 import io.sluice.net.protocol.RecordCodec;
 
@@ -171,7 +171,7 @@ public final class RemoteProducer implements Producer {
             return explicit;
         }
         if (record.key() != null && config.producer().partitioner() == ProducerConfig.Partitioner.KEY_HASH) {
-            return Murmur2.partition(record.key(), count);
+            return KeyPartitioner.partition(record.key(), count);
         }
         return (roundRobin.getAndIncrement() & 0x7fffffff) % count;
     }

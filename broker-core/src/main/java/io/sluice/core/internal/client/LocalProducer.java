@@ -1,6 +1,7 @@
 package io.sluice.core.internal.client;
 
 import io.sluice.core.Acks;
+import io.sluice.core.KeyPartitioner;
 import io.sluice.core.Producer;
 import io.sluice.core.ProducerConfig;
 import io.sluice.core.ProducerRecord;
@@ -147,7 +148,7 @@ public final class LocalProducer implements Producer {
             return 0;
         }
         if (record.key() != null && config.partitioner() == ProducerConfig.Partitioner.KEY_HASH) {
-            return Partitioners.forKey(record.key(), partitions);
+            return KeyPartitioner.partition(record.key(), partitions);
         }
         return (roundRobin.getAndIncrement() & 0x7fffffff) % partitions;
     }

@@ -31,15 +31,4 @@ class BufferMemoryTest {
         blocked.get(30, TimeUnit.SECONDS); // whether it was already waiting or not, it gets the room
         assertThat(memory.used()).isEqualTo(50);
     }
-
-    @Test
-    void keyedPartitionsMatchKafkasMurmur2() {
-        // reference values from Kafka's Utils.murmur2 (org.apache.kafka.common.utils.UtilsTest)
-        assertThat(Murmur2.hash("21".getBytes())).isEqualTo(-973932308);
-        assertThat(Murmur2.hash("foobar".getBytes())).isEqualTo(-790332482);
-        assertThat(Murmur2.hash("a-little-bit-long-string".getBytes())).isEqualTo(-985981536);
-        assertThat(Murmur2.hash("a-little-bit-longer-string".getBytes())).isEqualTo(-1486304829);
-        assertThat(Murmur2.hash("lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8".getBytes())).isEqualTo(-58897971);
-        assertThat(Murmur2.hash(new byte[] {'a', 'b', 'c'})).isEqualTo(479470107);
-    }
 }

@@ -1,16 +1,20 @@
-package io.sluice.core.internal.client;
+package io.sluice.core;
 
-/** Key hashing compatible with Kafka's default partitioner (murmur2, positive, modulo partitions). */
-public final class Partitioners {
-    private Partitioners() {
+/**
+ * The key-to-partition function shared by the embedded producer and the network client, compatible with Kafka's
+ * default partitioner (murmur2, made positive, modulo the partition count): a key lands on the same partition
+ * whichever producer sends it.
+ */
+public final class KeyPartitioner {
+    private KeyPartitioner() {
     }
 
-    public static int forKey(byte[] key, int partitions) {
+    public static int partition(byte[] key, int partitions) {
         return (murmur2(key) & 0x7fffffff) % partitions;
     }
 
     /** MurmurHash2, 32-bit, seed 0x9747b28c, as Kafka's {@code Utils.murmur2}. */
-    static int murmur2(byte[] data) {
+    public static int murmur2(byte[] data) {
         int length = data.length;
         int seed = 0x9747b28c;
         final int m = 0x5bd1e995;
