@@ -26,9 +26,18 @@ public final class ChildJvm implements AutoCloseable {
     }
 
     public static ChildJvm start(Class<?> mainClass, String... args) throws IOException {
+        ProcessBuilder pb = new ProcessBuilder(command("256m", mainClass, args)).redirectError(ProcessBuilder.Redirect.INHERIT);
+        return new ChildJvm(pb.start());
+    }
+
+    /**
+     * The command line that runs {@code mainClass} in a child JVM with the test's class path, the given max heap and
+     * Sluice's JVM flags (Chronicle opens from {@code sluice.jvm.args}, and no telemetry).
+     */
+    public static List<String> command(String maxHeap, Class<?> mainClass, String... args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.add("-Xmx256m");
+        cmd.add("-Xmx" + maxHeap);
         String jvmArgs = System.getProperty("sluice.jvm.args", "");
         for (String a : jvmArgs.trim().split("\\s+")) {
             if (!a.isEmpty()) {
@@ -41,8 +50,7 @@ public final class ChildJvm implements AutoCloseable {
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(mainClass.getName());
         cmd.addAll(Arrays.asList(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
-        return new ChildJvm(pb.start());
+        return cmd;
     }
 
     /** The next stdout line, or null at end of stream. */

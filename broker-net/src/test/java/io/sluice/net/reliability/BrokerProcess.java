@@ -11,9 +11,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -65,20 +63,7 @@ final class BrokerProcess implements AutoCloseable {
      */
     static BrokerProcess start(Class<?> mainClass, Path stderrFile, String maxHeap, java.util.Map<String, String> env,
                                String... args) throws IOException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.add("-Xmx" + maxHeap);
-        for (String a : System.getProperty("sluice.jvm.args", "").trim().split("\\s+")) {
-            if (!a.isEmpty()) {
-                cmd.add(a);
-            }
-        }
-        cmd.add("-Dchronicle.analytics.disable=true");
-        cmd.add("-Dchronicle.announcer.disable=true");
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(mainClass.getName());
-        cmd.addAll(List.of(args));
+        List<String> cmd = io.sluice.core.testing.ChildJvm.command(maxHeap, mainClass, args);
         Files.createDirectories(stderrFile.getParent());
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.appendTo(stderrFile.toFile()));
         pb.environment().remove("SLUICE_AUTH_TOKEN");
