@@ -51,6 +51,7 @@ final class BrokerCommand implements SluiceCli.Command {
                   max.fetch.wait.ms [30000]  max.fetch.bytes [1048576]
                   shutdown.timeout.ms [10000]  ring.size [16384]  max.event.size [1048576]
                   wait.strategy [sleeping|blocking|yielding|busy_spin]  roll.cycle [hourly|...]
+                  min.free.disk.bytes [67108864]  (journals refuse appends below this much free disk)
                   auth.token.file [none]   (or the SLUICE_AUTH_TOKEN environment variable)
                   tls.cert.file, tls.key.file [none]   PEM certificate chain and PKCS#8 key: TLS on the binary port
                 """;
@@ -87,6 +88,7 @@ final class BrokerCommand implements SluiceCli.Command {
                     .maxEventSize(s.integer("max.event.size", BrokerConfig.DEFAULT_MAX_EVENT_SIZE))
                     .waitStrategy(WaitStrategyType.valueOf(s.string("wait.strategy", "sleeping").toUpperCase(Locale.ROOT)))
                     .rollCycle(RollCycleType.valueOf(s.string("roll.cycle", "hourly").toUpperCase(Locale.ROOT)))
+                    .minFreeDiskBytes(s.longValue("min.free.disk.bytes", BrokerConfig.DEFAULT_MIN_FREE_DISK_BYTES))
                     .build();
             String bind = s.string("bind", BrokerServerConfig.DEFAULT_BIND_ADDRESS);
             serverConfig = BrokerServerConfig.builder()
@@ -217,6 +219,18 @@ final class BrokerCommand implements SluiceCli.Command {
         String string(String key, String fallback) {
             String v = p.getProperty(key);
             return v == null || v.isBlank() ? fallback : v.strip();
+        }
+
+        long longValue(String key, long fallback) throws UsageException {
+            String v = string(key, null);
+            if (v == null) {
+                return fallback;
+            }
+            try {
+                return Long.parseLong(v.replace("_", ""));
+            } catch (NumberFormatException e) {
+                throw new UsageException(key + " must be a number, got '" + v + "'");
+            }
         }
 
         int integer(String key, int fallback) throws UsageException {
