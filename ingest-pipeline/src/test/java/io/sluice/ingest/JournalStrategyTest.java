@@ -89,6 +89,8 @@ class JournalStrategyTest {
             Tables.awaitRows(clickHouse, table, n, Duration.ofSeconds(60));
             io.sluice.ingest.testing.Await.until("offsets committed", Duration.ofSeconds(30),
                     () -> committedTotal(config.group(), "orders", 3) == n);
+            io.sluice.ingest.testing.Await.until("the pipeline to count every row", Duration.ofSeconds(30),
+                    () -> pipeline.metrics().get("rows_inserted").longValue() >= n);
             assertThat(pipeline.metrics().get("rows_inserted").longValue()).isEqualTo(n);
         }
         assertThat(contentSummary(clickHouse, table)).isEqualTo(expectedSummary(n));
@@ -103,6 +105,9 @@ class JournalStrategyTest {
         produce("clicks", 0, 10_000);
         try (IngestPipeline first = IngestPipeline.start(config, broker::newConsumer)) {
             Tables.awaitRows(clickHouse, table, 10_000, Duration.ofSeconds(60));
+            // ClickHouse can show the rows a moment before the inserter thread has counted its answer
+            io.sluice.ingest.testing.Await.until("the pipeline to count 10,000 rows", Duration.ofSeconds(30),
+                    () -> first.metrics().get("rows_inserted").longValue() >= 10_000);
             assertThat(first.metrics().get("rows_inserted").longValue()).isEqualTo(10_000);
         }
         produce("clicks", 10_000, 20_000);
@@ -110,6 +115,8 @@ class JournalStrategyTest {
             Tables.awaitRows(clickHouse, table, 20_000, Duration.ofSeconds(60));
             io.sluice.ingest.testing.Await.until("offsets committed", Duration.ofSeconds(30),
                     () -> committedTotal(config.group(), "clicks", 2) == 20_000);
+            io.sluice.ingest.testing.Await.until("the pipeline to count its rows", Duration.ofSeconds(30),
+                    () -> second.metrics().get("rows_inserted").longValue() >= 10_000);
             assertThat(second.metrics().get("rows_inserted").longValue()).isEqualTo(10_000); // resumed, not replayed
         }
         assertThat(contentSummary(clickHouse, table)).isEqualTo(expectedSummary(20_000));
