@@ -51,10 +51,8 @@ class CloseDrainsTest {
             threads[t].start();
         }
         started.await();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (acked.size() < 5_000 && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
-        }
+        io.sluice.core.testing.Await.until("5,000 acknowledgements under load", java.time.Duration.ofSeconds(10),
+                () -> acked.size() >= 5_000);
         broker.close();
         for (Thread t : threads) {
             t.join(TimeUnit.SECONDS.toMillis(30));

@@ -129,10 +129,7 @@ class ConsumerGroupTest {
             }
             records.forEach(r -> seen.add(r.valueAsString()));
         })) {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (seen.size() < 12 && System.nanoTime() < deadline) {
-                Thread.onSpinWait();
-            }
+            io.sluice.core.testing.Await.until("12 records handled", java.time.Duration.ofSeconds(20), () -> seen.size() >= 12);
             assertThat(runner.failures()).isEqualTo(1);
         }
         assertThat(new HashSet<>(seen)).hasSize(12);

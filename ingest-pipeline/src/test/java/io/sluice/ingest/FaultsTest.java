@@ -9,7 +9,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.StreamMessage;
 import io.sluice.core.SluiceException.BackPressureException;
-import io.sluice.ingest.testing.Await;
+import io.sluice.core.testing.Await;
 import io.sluice.ingest.testing.ClickHouseServer;
 import io.sluice.ingest.testing.RedisServer;
 import io.sluice.ingest.testing.ServicesExtension;

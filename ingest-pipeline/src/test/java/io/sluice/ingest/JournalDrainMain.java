@@ -39,9 +39,8 @@ public final class JournalDrainMain {
             try (IngestPipeline pipeline = IngestPipeline.start(IngestConfig.builder("drain").clickHouseUrl(ch.url()).table(t)
                     .strategy(Strategy.JOURNAL).topic("d").batchRows(Integer.parseInt(args[2])).lingerMs(20)
                     .maxInFlight(Integer.parseInt(args[3])).build(), broker::newConsumer)) {
-                while (ch.queryLong("SELECT count() FROM " + t) < n) {
-                    Thread.sleep(10);
-                }
+                io.sluice.core.testing.Await.until(n + " rows drained", java.time.Duration.ofMinutes(10),
+                        () -> ch.queryLong("SELECT count() FROM " + t) >= n);
                 double s = (System.nanoTime() - t1) / 1e9;
                 System.out.printf("drained %,d in %.2fs = %,.0f rows/s; %s%n", n, s, n / s, pipeline.metrics());
             }

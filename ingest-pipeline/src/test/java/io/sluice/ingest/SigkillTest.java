@@ -11,7 +11,7 @@ import io.sluice.core.ProducerConfig;
 import io.sluice.core.ProducerRecord;
 import io.sluice.core.TopicConfig;
 import io.sluice.core.testing.ChildJvm;
-import io.sluice.ingest.testing.Await;
+import io.sluice.core.testing.Await;
 import io.sluice.ingest.testing.ClickHouseServer;
 import io.sluice.ingest.testing.RedisServer;
 import io.sluice.ingest.testing.ServicesExtension;

@@ -39,7 +39,7 @@ class StrategyLandsEveryEventTest {
             sink.flush();
             Tables.awaitRows(clickHouse, table, n, Duration.ofSeconds(30));
             // the rows can be queryable a moment before the sink has counted the INSERT's answer
-            io.sluice.ingest.testing.Await.until("the sink to count every row", Duration.ofSeconds(30),
+            io.sluice.core.testing.Await.until("the sink to count every row", Duration.ofSeconds(30),
                     () -> sink.metrics().get("rows_inserted").longValue() >= n);
         }
         assertThat(contentSummary(clickHouse, table)).isEqualTo(expectedSummary(n));

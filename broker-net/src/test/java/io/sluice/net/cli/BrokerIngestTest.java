@@ -6,7 +6,7 @@ import io.sluice.core.ProducerConfig;
 import io.sluice.core.ProducerRecord;
 import io.sluice.core.TopicConfig;
 import io.sluice.core.testing.ChildJvm;
-import io.sluice.ingest.testing.Await;
+import io.sluice.core.testing.Await;
 import io.sluice.ingest.testing.ClickHouseServer;
 import io.sluice.ingest.testing.ServicesExtension;
 import io.sluice.net.client.RemoteProducer;

@@ -100,18 +100,7 @@ final class HttpTestSupport {
 
     /** Polls until the condition holds; fails after the deadline. */
     static void await(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            try {
-                Thread.sleep(5);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
+        io.sluice.core.testing.Await.until(what, TIMEOUT, condition);
     }
 
     /** A raw HTTP/1.1 connection, for requests HttpClient will not send (slow drips, lies, garbage). */

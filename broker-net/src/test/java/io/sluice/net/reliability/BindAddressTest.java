@@ -84,12 +84,9 @@ class BindAddressTest {
     }
 
     /** The warning is logged while binding, before the listening line; poll the log file with a deadline anyway. */
-    private static void awaitLog(BrokerProcess broker, Pattern pattern) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (!pattern.matcher(broker.log()).find()) {
-            assertThat(System.nanoTime() - deadline).as("log line '%s' within 30 s; log:%n%s", pattern, broker.log()).isNegative();
-            Thread.sleep(20); // polling interval of a deadline wait
-        }
+    private static void awaitLog(BrokerProcess broker, Pattern pattern) {
+        io.sluice.core.testing.Await.until(() -> "log line '" + pattern + "'; log:\n" + broker.log(), Duration.ofSeconds(30),
+                () -> pattern.matcher(broker.log()).find());
     }
 
     private static void report(String mode, String bound, String log) {

@@ -228,15 +228,9 @@ class BrokerCrashUnderLoadTest {
         return sb.toString().getBytes(StandardCharsets.UTF_8);
     }
 
-    private static void await(BooleanSupplier condition, String what, BrokerProcess broker) throws InterruptedException {
-        long deadline = System.nanoTime() + ROUND_DEADLINE.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("not reached within " + ROUND_DEADLINE + ": " + what
-                        + (broker != null ? "; broker log:\n" + broker.log() : ""));
-            }
-            Thread.sleep(5); // polling interval of a deadline wait, not synchronisation
-        }
+    private static void await(BooleanSupplier condition, String what, BrokerProcess broker) {
+        io.sluice.core.testing.Await.until(() -> what + (broker != null ? "; broker log:\n" + broker.log() : ""),
+                ROUND_DEADLINE, condition);
     }
 
     private static void closeQuietly(AutoCloseable c) {

@@ -6,7 +6,7 @@ import io.sluice.core.Producer;
 import io.sluice.core.ProducerConfig;
 import io.sluice.core.ProducerRecord;
 import io.sluice.core.TopicConfig;
-import io.sluice.ingest.testing.Await;
+import io.sluice.core.testing.Await;
 import io.sluice.ingest.testing.ClickHouseServer;
 import io.sluice.ingest.testing.ServicesExtension;
 import org.junit.jupiter.api.Test;

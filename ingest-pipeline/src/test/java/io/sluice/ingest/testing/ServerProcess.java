@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
 /**
@@ -64,7 +63,7 @@ abstract class ServerProcess implements AutoCloseable {
             throw new UncheckedIOException("cannot start " + name + ": " + command(), e);
         }
         Process started = process;
-        awaitCondition(name + " ready", READY_DEADLINE, () -> {
+        io.sluice.core.testing.Await.until(name + " ready", READY_DEADLINE, () -> {
             if (!started.isAlive()) {
                 throw new IllegalStateException(name + " exited with " + started.exitValue() + "; see " + dir.resolve("stdout.log"));
             }
@@ -151,22 +150,6 @@ abstract class ServerProcess implements AutoCloseable {
             }
         }
         throw new IllegalStateException("none of " + List.of(candidates) + " is installed (scripts/test.sh installs them)");
-    }
-
-    /** Polls {@code condition} every 20 ms until it holds or the deadline passes. */
-    public static void awaitCondition(String what, Duration deadline, BooleanSupplier condition) {
-        long end = System.nanoTime() + deadline.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                throw new IllegalStateException("timed out after " + deadline + " waiting for " + what);
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted waiting for " + what, e);
-            }
-        }
     }
 
     static void deleteTree(Path root) {
