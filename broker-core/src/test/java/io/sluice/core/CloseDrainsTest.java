@@ -51,7 +51,7 @@ class CloseDrainsTest {
             threads[t].start();
         }
         started.await();
-        io.sluice.core.testing.Await.until("5,000 acknowledgements under load", java.time.Duration.ofSeconds(10),
+        io.sluice.testkit.Await.until("5,000 acknowledgements under load", java.time.Duration.ofSeconds(10),
                 () -> acked.size() >= 5_000);
         broker.close();
         for (Thread t : threads) {

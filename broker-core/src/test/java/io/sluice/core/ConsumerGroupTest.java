@@ -129,7 +129,7 @@ class ConsumerGroupTest {
             }
             records.forEach(r -> seen.add(r.valueAsString()));
         })) {
-            io.sluice.core.testing.Await.until("12 records handled", java.time.Duration.ofSeconds(20), () -> seen.size() >= 12);
+            io.sluice.testkit.Await.until("12 records handled", java.time.Duration.ofSeconds(20), () -> seen.size() >= 12);
             assertThat(runner.failures()).isEqualTo(1);
         }
         assertThat(new HashSet<>(seen)).hasSize(12);

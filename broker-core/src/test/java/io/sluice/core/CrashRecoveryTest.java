@@ -1,6 +1,6 @@
 package io.sluice.core;
 
-import io.sluice.core.testing.ChildJvm;
+import io.sluice.testkit.ChildJvm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -2,8 +2,8 @@ package io.sluice.ingest;
 
 import io.sluice.core.SluiceException.InvalidConfigException;
 import io.sluice.ingest.IngestException.RowRejectedException;
-import io.sluice.ingest.testing.ClickHouseServer;
-import io.sluice.ingest.testing.ServicesExtension;
+import io.sluice.testkit.ClickHouseServer;
+import io.sluice.testkit.ServicesExtension;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;

@@ -6,7 +6,7 @@ import io.sluice.core.Producer;
 import io.sluice.core.ProducerConfig;
 import io.sluice.core.ProducerRecord;
 import io.sluice.core.TopicConfig;
-import io.sluice.ingest.testing.ClickHouseServer;
+import io.sluice.testkit.ClickHouseServer;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,7 +39,7 @@ public final class JournalDrainMain {
             try (IngestPipeline pipeline = IngestPipeline.start(IngestConfig.builder("drain").clickHouseUrl(ch.url()).table(t)
                     .strategy(Strategy.JOURNAL).topic("d").batchRows(Integer.parseInt(args[2])).lingerMs(20)
                     .maxInFlight(Integer.parseInt(args[3])).build(), broker::newConsumer)) {
-                io.sluice.core.testing.Await.until(n + " rows drained", java.time.Duration.ofMinutes(10),
+                io.sluice.testkit.Await.until(n + " rows drained", java.time.Duration.ofMinutes(10),
                         () -> ch.queryLong("SELECT count() FROM " + t) >= n);
                 double s = (System.nanoTime() - t1) / 1e9;
                 System.out.printf("drained %,d in %.2fs = %,.0f rows/s; %s%n", n, s, n / s, pipeline.metrics());

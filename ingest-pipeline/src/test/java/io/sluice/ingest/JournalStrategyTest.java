@@ -7,8 +7,8 @@ import io.sluice.core.ProducerConfig;
 import io.sluice.core.ProducerRecord;
 import io.sluice.core.TopicConfig;
 import io.sluice.core.TopicPartition;
-import io.sluice.ingest.testing.ClickHouseServer;
-import io.sluice.ingest.testing.ServicesExtension;
+import io.sluice.testkit.ClickHouseServer;
+import io.sluice.testkit.ServicesExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -87,9 +87,9 @@ class JournalStrategyTest {
         IngestConfig config = journalConfig(clickHouse, table, "orders");
         try (IngestPipeline pipeline = IngestPipeline.start(config, broker::newConsumer)) {
             Tables.awaitRows(clickHouse, table, n, Duration.ofSeconds(60));
-            io.sluice.core.testing.Await.until("offsets committed", Duration.ofSeconds(30),
+            io.sluice.testkit.Await.until("offsets committed", Duration.ofSeconds(30),
                     () -> committedTotal(config.group(), "orders", 3) == n);
-            io.sluice.core.testing.Await.until("the pipeline to count every row", Duration.ofSeconds(30),
+            io.sluice.testkit.Await.until("the pipeline to count every row", Duration.ofSeconds(30),
                     () -> pipeline.metrics().get("rows_inserted").longValue() >= n);
             assertThat(pipeline.metrics().get("rows_inserted").longValue()).isEqualTo(n);
         }
@@ -106,16 +106,16 @@ class JournalStrategyTest {
         try (IngestPipeline first = IngestPipeline.start(config, broker::newConsumer)) {
             Tables.awaitRows(clickHouse, table, 10_000, Duration.ofSeconds(60));
             // ClickHouse can show the rows a moment before the inserter thread has counted its answer
-            io.sluice.core.testing.Await.until("the pipeline to count 10,000 rows", Duration.ofSeconds(30),
+            io.sluice.testkit.Await.until("the pipeline to count 10,000 rows", Duration.ofSeconds(30),
                     () -> first.metrics().get("rows_inserted").longValue() >= 10_000);
             assertThat(first.metrics().get("rows_inserted").longValue()).isEqualTo(10_000);
         }
         produce("clicks", 10_000, 20_000);
         try (IngestPipeline second = IngestPipeline.start(config, broker::newConsumer)) {
             Tables.awaitRows(clickHouse, table, 20_000, Duration.ofSeconds(60));
-            io.sluice.core.testing.Await.until("offsets committed", Duration.ofSeconds(30),
+            io.sluice.testkit.Await.until("offsets committed", Duration.ofSeconds(30),
                     () -> committedTotal(config.group(), "clicks", 2) == 20_000);
-            io.sluice.core.testing.Await.until("the pipeline to count its rows", Duration.ofSeconds(30),
+            io.sluice.testkit.Await.until("the pipeline to count its rows", Duration.ofSeconds(30),
                     () -> second.metrics().get("rows_inserted").longValue() >= 10_000);
             assertThat(second.metrics().get("rows_inserted").longValue()).isEqualTo(10_000); // resumed, not replayed
         }
@@ -137,7 +137,7 @@ class JournalStrategyTest {
         IngestConfig config = journalConfig(clickHouse, table, "payments");
         try (IngestPipeline pipeline = IngestPipeline.start(config, broker::newConsumer)) {
             Tables.awaitRows(clickHouse, table, 5_000, Duration.ofSeconds(60));
-            io.sluice.core.testing.Await.until("offsets committed", Duration.ofSeconds(30),
+            io.sluice.testkit.Await.until("offsets committed", Duration.ofSeconds(30),
                     () -> committedTotal(config.group(), "payments", 1) == 5_000);
             assertThat(pipeline.metrics().get("duplicates_skipped").longValue()).isEqualTo(3_000);
         }
@@ -157,11 +157,11 @@ class JournalStrategyTest {
             Tables.awaitRows(clickHouse, table, 1, Duration.ofSeconds(60));
             clickHouse.kill();
             produce("outage", n / 2, n);
-            io.sluice.core.testing.Await.until("retries while ClickHouse is down", Duration.ofSeconds(30),
+            io.sluice.testkit.Await.until("retries while ClickHouse is down", Duration.ofSeconds(30),
                     () -> pipeline.metrics().get("retries").longValue() > 0);
             clickHouse.start();
             Tables.awaitRows(clickHouse, table, n, Duration.ofSeconds(90));
-            io.sluice.core.testing.Await.until("offsets committed", Duration.ofSeconds(60),
+            io.sluice.testkit.Await.until("offsets committed", Duration.ofSeconds(60),
                     () -> committedTotal(config.group(), "outage", 2) == n);
         }
         assertThat(contentSummary(clickHouse, table)).isEqualTo(expectedSummary(n));

@@ -1,8 +1,8 @@
 package io.sluice.ingest;
 
-import io.sluice.ingest.testing.ClickHouseServer;
-import io.sluice.ingest.testing.RedisServer;
-import io.sluice.ingest.testing.ServicesExtension;
+import io.sluice.testkit.ClickHouseServer;
+import io.sluice.testkit.RedisServer;
+import io.sluice.testkit.ServicesExtension;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -39,7 +39,7 @@ class StrategyLandsEveryEventTest {
             sink.flush();
             Tables.awaitRows(clickHouse, table, n, Duration.ofSeconds(30));
             // the rows can be queryable a moment before the sink has counted the INSERT's answer
-            io.sluice.core.testing.Await.until("the sink to count every row", Duration.ofSeconds(30),
+            io.sluice.testkit.Await.until("the sink to count every row", Duration.ofSeconds(30),
                     () -> sink.metrics().get("rows_inserted").longValue() >= n);
         }
         assertThat(contentSummary(clickHouse, table)).isEqualTo(expectedSummary(n));

@@ -1,7 +1,7 @@
 package io.sluice.ingest;
 
-import io.sluice.ingest.testing.ClickHouseServer;
-import io.sluice.core.testing.Await;
+import io.sluice.testkit.ClickHouseServer;
+import io.sluice.testkit.Await;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -100,7 +100,7 @@ final class HttpTestSupport {
 
     /** Polls until the condition holds; fails after the deadline. */
     static void await(String what, BooleanSupplier condition) {
-        io.sluice.core.testing.Await.until(what, TIMEOUT, condition);
+        io.sluice.testkit.Await.until(what, TIMEOUT, condition);
     }
 
     /** A raw HTTP/1.1 connection, for requests HttpClient will not send (slow drips, lies, garbage). */

@@ -63,7 +63,7 @@ final class BrokerProcess implements AutoCloseable {
      */
     static BrokerProcess start(Class<?> mainClass, Path stderrFile, String maxHeap, java.util.Map<String, String> env,
                                String... args) throws IOException {
-        List<String> cmd = io.sluice.core.testing.ChildJvm.command(maxHeap, mainClass, args);
+        List<String> cmd = io.sluice.testkit.ChildJvm.command(maxHeap, mainClass, args);
         Files.createDirectories(stderrFile.getParent());
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.appendTo(stderrFile.toFile()));
         pb.environment().remove("SLUICE_AUTH_TOKEN");

@@ -12,8 +12,8 @@ import io.sluice.bench.server.ClickHouseServer;
 import io.sluice.bench.server.RedisServer;
 import io.sluice.ingest.IngestConfig;
 import io.sluice.ingest.Strategy;
-import io.sluice.ingest.bench.IngestStageRunner;
-import io.sluice.ingest.bench.IngestStageRunner.StageResult;
+import io.sluice.bench.ingest.IngestStageRunner;
+import io.sluice.bench.ingest.IngestStageRunner.StageResult;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,0 +1,107 @@
+package io.sluice.cli;
+
+import io.sluice.core.ConsumerConfig;
+import io.sluice.core.ConsumerRecord;
+import io.sluice.core.OffsetReset;
+import io.sluice.core.SluiceException;
+import io.sluice.net.client.ClientConfig;
+import io.sluice.net.client.RemoteConsumer;
+import org.HdrHistogram.Histogram;
+
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * {@code sluice perf-consume}: reads N records with one {@link RemoteConsumer} (all partitions from the first
+ * retained offset, or as a group member) and reports throughput and the latency of each poll that returned
+ * records. Stops on an error or after {@code --timeout-ms} without records, and still prints the final JSON line.
+ */
+final class PerfConsumeCommand implements SluiceCli.Command {
+    @Override
+    public String usage() {
+        return """
+                usage: sluice perf-consume [--bootstrap HOST:PORT] --topic T --records N [--group G]
+                                           [--timeout-ms MS] [--max-poll-records K] [--max-poll-bytes B]
+
+                  reads N records from the start of every partition (or as a member of group G), then prints a
+                  summary and a final JSON line; latency is the duration of each poll that returned records
+                  --timeout-ms MS   stop when no record arrived for MS (default 10000)
+                """;
+    }
+
+    @Override
+    public int run(String[] argv, PrintStream out, PrintStream err) throws UsageException {
+        Args args = Args.parse(argv, Args.set("bootstrap", "topic", "records", "group", "timeout-ms", "max-poll-records",
+                "max-poll-bytes"), Args.set());
+        if (args.has("help")) {
+            out.print(usage());
+            return SluiceCli.OK;
+        }
+        String topic = args.required("topic");
+        long records = args.getLong("records", -1, 1, Long.MAX_VALUE);
+        if (records < 0) {
+            throw new UsageException("--records is required");
+        }
+        long timeoutMillis = args.getLong("timeout-ms", 10_000, 1, Long.MAX_VALUE);
+        String group = args.get("group", null);
+        ClientConfig client = SluiceCli.clientConfig(args, "sluice-perf-consume");
+        ConsumerConfig config;
+        try {
+            config = ConsumerConfig.builder().groupId(group).clientId("sluice-perf-consume").offsetReset(OffsetReset.EARLIEST)
+                    .maxPollRecords(args.getInt("max-poll-records", 10_000, 1, 100_000))
+                    .maxPollBytes(args.getInt("max-poll-bytes", 4 << 20, 1, 64 << 20))
+                    .build();
+        } catch (SluiceException e) {
+            throw new UsageException(e.getMessage());
+        }
+        Histogram latency = new Histogram(TimeUnit.HOURS.toMicros(1), 3);
+        LongAdder received = new LongAdder();
+        LongAdder polls = new LongAdder();
+        AtomicBoolean done = new AtomicBoolean();
+        long bytes = 0;
+        String error = null;
+        long start = System.nanoTime();
+        Thread progress = Perf.progress(err, "polls", polls, "received", received, done);
+        try (RemoteConsumer consumer = new RemoteConsumer(client, config)) {
+            if (group != null) {
+                consumer.subscribe(topic);
+            } else {
+                consumer.assign(ConsumeCommand.partitionsOf(client, topic));
+            }
+            long lastRecordNanos = System.nanoTime();
+            while (received.sum() < records) {
+                long before = System.nanoTime();
+                List<ConsumerRecord> batch = consumer.poll(Duration.ofMillis(Math.min(500, timeoutMillis)));
+                long now = System.nanoTime();
+                polls.increment();
+                if (batch.isEmpty()) {
+                    if (TimeUnit.NANOSECONDS.toMillis(now - lastRecordNanos) >= timeoutMillis) {
+                        error = "no records for " + timeoutMillis + " ms";
+                        break;
+                    }
+                    continue;
+                }
+                lastRecordNanos = now;
+                latency.recordValue((now - before) / 1_000);
+                for (ConsumerRecord r : batch) {
+                    bytes += r.value().length + (r.key() == null ? 0 : r.key().length);
+                }
+                received.add(batch.size());
+            }
+            if (group != null && error == null) {
+                consumer.commitSync();
+            }
+        } catch (SluiceException e) {
+            error = e.getMessage();
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        done.set(true);
+        progress.interrupt();
+        PerfReport.print(out, "perf-consume", records, received.sum(), error == null ? 0 : 1, bytes, seconds, latency, error);
+        return error == null ? SluiceCli.OK : SluiceCli.FAILED;
+    }
+}

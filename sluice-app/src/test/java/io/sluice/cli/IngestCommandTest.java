@@ -1,0 +1,86 @@
+package io.sluice.cli;
+
+import io.sluice.core.Broker;
+import io.sluice.core.BrokerConfig;
+import io.sluice.core.Producer;
+import io.sluice.core.ProducerConfig;
+import io.sluice.core.ProducerRecord;
+import io.sluice.core.TopicConfig;
+import io.sluice.testkit.Await;
+import io.sluice.testkit.ClickHouseServer;
+import io.sluice.testkit.ServicesExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+@ExtendWith(ServicesExtension.class)
+class IngestCommandTest {
+    @TempDir
+    Path dir;
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private int run(String... args) {
+        return IngestCommand.run(args, b -> { throw new IllegalStateException("no broker in this test"); },
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void helpPrintsUsageAndExitsZero() {
+        assertThat(run("--help")).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("--bootstrap HOST:PORT").contains("worker-pool");
+    }
+
+    @Test
+    void unknownOrIncompleteFlagsExitWithTwoAndAMessage() {
+        assertThat(run("--bootstrap", "h:1", "--frobnicate", "x")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("unknown option --frobnicate");
+        err.reset();
+        assertThat(run("--bootstrap", "h:1", "--topic", "t")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--clickhouse is required");
+        err.reset();
+        assertThat(run("--bootstrap", "h:1", "--topic", "t", "--clickhouse", "http://127.0.0.1:1", "--table", "d.t",
+                "--strategy", "fast")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("strategy").contains("fast");
+    }
+
+    @Test
+    void ingestsATopicUntilInterrupted(ClickHouseServer clickHouse) throws Exception {
+        String db = clickHouse.createDatabase("cli");
+        String table = db + ".events";
+        clickHouse.execute("CREATE TABLE " + table + " (id UInt64) ENGINE = MergeTree ORDER BY id");
+        try (Broker broker = Broker.open(BrokerConfig.builder(dir).build())) {
+            broker.createTopic(TopicConfig.of("events", 2));
+            try (Producer producer = broker.newProducer(ProducerConfig.DEFAULT)) {
+                for (int i = 0; i < 1_000; i++) {
+                    producer.send(ProducerRecord.of("events", null, ("{\"id\":" + i + "}").getBytes(StandardCharsets.UTF_8)));
+                }
+                producer.flush();
+            }
+            AtomicInteger exit = new AtomicInteger(-1);
+            Thread cli = new Thread(() -> exit.set(IngestCommand.run(new String[]{
+                    "--bootstrap", "embedded", "--topic", "events", "--clickhouse", clickHouse.url(), "--table", table,
+                    "--create-table", "CREATE TABLE IF NOT EXISTS " + table + " (id UInt64) ENGINE = MergeTree ORDER BY id",
+                    "--strategy", "journal", "--metrics-interval-s", "0"},
+                    bootstrap -> broker::newConsumer, new PrintStream(out, true, StandardCharsets.UTF_8),
+                    new PrintStream(err, true, StandardCharsets.UTF_8))), "cli");
+            cli.start();
+            Await.until("1000 rows", Duration.ofSeconds(60), () -> clickHouse.queryLong("SELECT count() FROM " + table) == 1_000);
+            cli.interrupt();
+            cli.join(30_000);
+            assertThat(exit.get()).isZero();
+        }
+        assertThat(clickHouse.queryLong("SELECT uniqExact(id) FROM " + table)).isEqualTo(1_000);
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("stopped;").contains("rows_inserted=1000");
+    }
+}

@@ -1,0 +1,203 @@
+package io.sluice.testkit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A ClickHouse for tests. By default a private {@code clickhouse-server} on free loopback ports with its data,
+ * config and logs in a temporary directory, shared by every test of the JVM ({@link #shared()}) and stopped at
+ * JVM exit. With {@code SLUICE_CLICKHOUSE_URL=http://host:8123} set, an existing server is used instead (then
+ * {@link #stop()}/{@link #start()} are unsupported and fault tests are skipped via {@link #isPrivate()}).
+ *
+ * <p>The config is minimal and written by this class (config.xml + users.xml): listen_host 127.0.0.1, http_port,
+ * tcp_port, path/tmp_path/user_files_path inside the temp dir, logger to a file, user {@code default} without a
+ * password, loopback only.
+ */
+public final class ClickHouseServer {
+    private static ClickHouseServer shared;
+    private static final AtomicInteger DATABASES = new AtomicInteger();
+
+    private final String url;
+    private final Process process;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    private ClickHouseServer(String url, Process process) {
+        this.url = url;
+        this.process = process;
+    }
+
+    /** The JVM-wide instance, started on first use. */
+    public static synchronized ClickHouseServer shared() {
+        if (shared == null) {
+            String external = System.getenv("SLUICE_CLICKHOUSE_URL");
+            if (external != null && !external.isBlank()) {
+                shared = new ClickHouseServer(stripSlash(external), null);
+            } else {
+                Process p = new Process();
+                p.start();
+                shared = new ClickHouseServer("http://127.0.0.1:" + p.httpPort, p);
+            }
+        }
+        return shared;
+    }
+
+    private static String stripSlash(String s) {
+        return s.endsWith("/") ? s.substring(0, s.length() - 1) : s;
+    }
+
+    /** HTTP interface URL, e.g. {@code http://127.0.0.1:41234}. */
+    public String url() {
+        return url;
+    }
+
+    /** True when this JVM owns the server process (so it may be stopped and restarted). */
+    public boolean isPrivate() {
+        return process != null;
+    }
+
+    public void stop() {
+        requirePrivate().stop();
+    }
+
+    public void kill() {
+        requirePrivate().kill();
+    }
+
+    public void start() {
+        requirePrivate().start();
+    }
+
+    public boolean isRunning() {
+        return process == null || process.isRunning();
+    }
+
+    private Process requirePrivate() {
+        if (process == null) {
+            throw new IllegalStateException("SLUICE_CLICKHOUSE_URL points at an external server: it cannot be stopped by tests");
+        }
+        return process;
+    }
+
+    /** A fresh database with a unique name, so test classes never see each other's tables. */
+    public String createDatabase(String prefix) {
+        String db = prefix + "_" + ProcessHandle.current().pid() + "_" + DATABASES.incrementAndGet();
+        execute("CREATE DATABASE IF NOT EXISTS " + db);
+        return db;
+    }
+
+    /** Runs a statement; throws with the server's message if it fails. */
+    public void execute(String sql) {
+        query(sql);
+    }
+
+    /** Runs a query and returns the raw response body (add {@code FORMAT TabSeparated} to the SQL). */
+    public String query(String sql) {
+        HttpRequest req = HttpRequest.newBuilder(URI.create(url + "/"))
+                .timeout(Duration.ofSeconds(60))
+                .POST(HttpRequest.BodyPublishers.ofString(sql, StandardCharsets.UTF_8))
+                .build();
+        try {
+            HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            if (r.statusCode() != 200) {
+                throw new IllegalStateException("ClickHouse " + r.statusCode() + " for [" + sql + "]: " + r.body());
+            }
+            return r.body();
+        } catch (IOException e) {
+            throw new UncheckedIOException("ClickHouse at " + url + " unreachable for [" + sql + "]", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A single number, e.g. {@code SELECT count() FROM db.t}. */
+    public long queryLong(String sql) {
+        return Long.parseLong(query(sql + " FORMAT TabSeparated").trim());
+    }
+
+    /** Result lines of a query in TabSeparated format. */
+    public List<String> queryLines(String sql) {
+        String body = query(sql + " FORMAT TabSeparated");
+        return body.isEmpty() ? List.of() : List.of(body.split("\n"));
+    }
+
+    /** The private server process. */
+    static final class Process extends ServerProcess {
+        final int httpPort = freePort();
+        final int tcpPort = freePort();
+
+        Process() {
+            super("clickhouse");
+            writeConfig();
+        }
+
+        private void writeConfig() {
+            String d = dir.toAbsolutePath().toString();
+            String config = """
+                    <?xml version="1.0"?>
+                    <yandex>
+                      <logger><level>warning</level><log>%1$s/log/server.log</log><errorlog>%1$s/log/server.err.log</errorlog><size>50M</size><count>1</count></logger>
+                      <listen_host>127.0.0.1</listen_host>
+                      <http_port>%2$d</http_port>
+                      <tcp_port>%3$d</tcp_port>
+                      <path>%1$s/data/</path>
+                      <tmp_path>%1$s/tmp/</tmp_path>
+                      <user_files_path>%1$s/user_files/</user_files_path>
+                      <format_schema_path>%1$s/format_schemas/</format_schema_path>
+                      <users_config>%1$s/users.xml</users_config>
+                      <default_profile>default</default_profile>
+                      <default_database>default</default_database>
+                      <mark_cache_size>268435456</mark_cache_size>
+                      <uncompressed_cache_size>268435456</uncompressed_cache_size>
+                      <max_concurrent_queries>200</max_concurrent_queries>
+                      <keep_alive_timeout>3</keep_alive_timeout>
+                      <mlock_executable>false</mlock_executable>
+                    </yandex>
+                    """.formatted(d, httpPort, tcpPort);
+            String users = """
+                    <?xml version="1.0"?>
+                    <yandex>
+                      <profiles><default><max_memory_usage>4000000000</max_memory_usage></default></profiles>
+                      <users><default><password></password><networks><ip>127.0.0.1</ip><ip>::1</ip></networks><profile>default</profile><quota>default</quota></default></users>
+                      <quotas><default><interval><duration>3600</duration><queries>0</queries><errors>0</errors><result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time></interval></default></quotas>
+                    </yandex>
+                    """;
+            try {
+                Files.createDirectories(dir.resolve("log"));
+                Files.writeString(dir.resolve("config.xml"), config);
+                Files.writeString(dir.resolve("users.xml"), users);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        @Override
+        protected List<String> command() {
+            Path bin = findBinary("/usr/sbin/clickhouse-server", "clickhouse-server", "/usr/bin/clickhouse-server");
+            return List.of(bin.toString(), "--config-file=" + dir.resolve("config.xml").toAbsolutePath());
+        }
+
+        @Override
+        protected boolean isReady() {
+            try (java.net.Socket s = new java.net.Socket()) {
+                s.connect(new java.net.InetSocketAddress("127.0.0.1", httpPort), 200);
+                s.getOutputStream().write("GET /?query=SELECT%201 HTTP/1.0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                s.setSoTimeout(2000);
+                String resp = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+                return resp.startsWith("HTTP/1.0 200") || resp.startsWith("HTTP/1.1 200");
+            } catch (IOException e) {
+                return false;
+            }
+        }
+    }
+}

@@ -1,0 +1,165 @@
+package io.sluice.testkit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A private server process for tests: a command line, a temporary directory, start/stop/kill, and a readiness
+ * probe polled with a deadline (never a fixed sleep). Subclasses write the server's config into the directory.
+ */
+abstract class ServerProcess implements AutoCloseable {
+    private static final Duration READY_DEADLINE = Duration.ofSeconds(60);
+    private static final Duration STOP_DEADLINE = Duration.ofSeconds(30);
+
+    protected final String name;
+    protected final Path dir;
+    private Process process;
+
+    ServerProcess(String name) {
+        this.name = name;
+        try {
+            this.dir = Files.createTempDirectory("sluice-" + name + "-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(this::destroyQuietly, "sluice-" + name + "-shutdown"));
+    }
+
+    /** The command that runs the server in the foreground. */
+    protected abstract List<String> command();
+
+    /** True once the server answers on its port. Must not throw. */
+    protected abstract boolean isReady();
+
+    public Path dir() {
+        return dir;
+    }
+
+    public synchronized boolean isRunning() {
+        return process != null && process.isAlive();
+    }
+
+    /** Starts the server (same ports, same data) and waits until it answers. */
+    public synchronized void start() {
+        if (isRunning()) {
+            return;
+        }
+        try {
+            process = new ProcessBuilder(command())
+                    .directory(dir.toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("stdout.log").toFile()))
+                    .start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start " + name + ": " + command(), e);
+        }
+        Process started = process;
+        io.sluice.testkit.Await.until(name + " ready", READY_DEADLINE, () -> {
+            if (!started.isAlive()) {
+                throw new IllegalStateException(name + " exited with " + started.exitValue() + "; see " + dir.resolve("stdout.log"));
+            }
+            return isReady();
+        });
+    }
+
+    /** Graceful stop (SIGTERM), waiting for the process to exit. */
+    public synchronized void stop() {
+        if (process == null) {
+            return;
+        }
+        process.destroy();
+        waitExit();
+    }
+
+    /** Hard stop (SIGKILL): the server gets no chance to flush anything. */
+    public synchronized void kill() {
+        if (process == null) {
+            return;
+        }
+        process.destroyForcibly();
+        waitExit();
+    }
+
+    public void restart() {
+        stop();
+        start();
+    }
+
+    private void waitExit() {
+        try {
+            if (!process.waitFor(STOP_DEADLINE.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(STOP_DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while stopping " + name, e);
+        }
+        process = null;
+    }
+
+    private void destroyQuietly() {
+        Process p = process;
+        if (p != null) {
+            p.destroyForcibly();
+            try {
+                p.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        deleteTree(dir);
+    }
+
+    @Override
+    public void close() {
+        stop();
+        deleteTree(dir);
+    }
+
+    static int freePort() {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            s.setReuseAddress(true);
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static Path findBinary(String... candidates) {
+        for (String c : candidates) {
+            Path p = Path.of(c);
+            if (p.isAbsolute() && Files.isExecutable(p)) {
+                return p;
+            }
+            String pathEnv = System.getenv().getOrDefault("PATH", "");
+            for (String d : pathEnv.split(java.io.File.pathSeparator)) {
+                Path q = Path.of(d, c);
+                if (Files.isExecutable(q)) {
+                    return q;
+                }
+            }
+        }
+        throw new IllegalStateException("none of " + List.of(candidates) + " is installed (scripts/test.sh installs them)");
+    }
+
+    static void deleteTree(Path root) {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(root)) {
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException | UncheckedIOException e) {
+            // best effort: a leftover temp dir is not a test failure
+        }
+    }
+}
