@@ -44,6 +44,20 @@ public interface Broker extends AutoCloseable {
     /** Deletes a topic and its journal files. */
     void deleteTopic(String topic);
 
+    /**
+     * Changes a topic's retention (persisted; applied from the next retention run). Partitions and the journaled flag
+     * cannot change.
+     *
+     * @param retentionMillis -1 keeps events forever
+     * @param retentionBytes  per partition, -1 for no limit
+     * @throws SluiceException.UnknownTopicException  if it does not exist
+     * @throws SluiceException.InvalidConfigException for an invalid value
+     */
+    TopicDescription alterTopic(String topic, long retentionMillis, long retentionBytes);
+
+    /** The first offset of the partition whose event timestamp is at or after {@code epochMillis}; the end offset if none. */
+    long offsetForTimestamp(TopicPartition partition, long epochMillis);
+
     Producer newProducer(ProducerConfig config);
 
     Consumer newConsumer(ConsumerConfig config);

@@ -2,6 +2,7 @@ package io.sluice.core;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 
@@ -47,4 +48,20 @@ public interface ConsumerGroups {
     OptionalLong committed(String groupId, TopicPartition partition);
 
     List<GroupDescription> describe();
+
+    /** Every group with live members or committed offsets, sorted by id. */
+    List<String> listGroups();
+
+    /** One group's members, assignment and committed offsets; empty if the group has neither members nor offsets. */
+    Optional<GroupDescription> describe(String groupId);
+
+    /**
+     * Replaces committed offsets of a group that has no live members: the one way committed offsets may move
+     * backwards. Atomic with respect to joins: a member joining concurrently either sees the new offsets or makes
+     * this call fail.
+     *
+     * @throws SluiceException.GroupNotEmptyException while the group has live members (as Kafka refuses
+     *                                                {@code --reset-offsets} on an active group)
+     */
+    void resetOffsets(String groupId, Map<TopicPartition, Long> offsets);
 }

@@ -12,7 +12,7 @@ public class SluiceException extends RuntimeException {
         UNKNOWN(-1), NONE(0), UNKNOWN_TOPIC(3), RECORD_TOO_LARGE(10), BACK_PRESSURED(11), CLOSED(12),
         TOPIC_EXISTS(36), INVALID_CONFIG(40), OFFSET_OUT_OF_RANGE(1), JOURNAL_FAILURE(56), UNKNOWN_MEMBER(25),
         REBALANCE_IN_PROGRESS(27), INVALID_REQUEST(42), UNSUPPORTED_VERSION(35), AUTHENTICATION_FAILED(58),
-        TIMEOUT(7);
+        TIMEOUT(7), GROUP_NOT_EMPTY(68);
 
         public final short id;
 
@@ -57,6 +57,7 @@ public class SluiceException extends RuntimeException {
             case INVALID_CONFIG -> new InvalidConfigException(message);
             case OFFSET_OUT_OF_RANGE -> new OffsetOutOfRangeException(message);
             case JOURNAL_FAILURE -> new JournalException(message, null);
+            case GROUP_NOT_EMPTY -> new GroupNotEmptyException(message);
             default -> new SluiceException(code, message);
         };
     }
@@ -134,6 +135,18 @@ public class SluiceException extends RuntimeException {
 
         public JournalException(String message, Throwable cause) {
             super(Code.JOURNAL_FAILURE, message, cause);
+        }
+    }
+
+    /**
+     * An operation that needs a group without live members (an offset reset) found members: stop its consumers
+     * first, or wait for their session timeout.
+     */
+    public static final class GroupNotEmptyException extends SluiceException {
+        private static final long serialVersionUID = 1L;
+
+        public GroupNotEmptyException(String message) {
+            super(Code.GROUP_NOT_EMPTY, message);
         }
     }
 }

@@ -180,6 +180,24 @@ public final class LocalBroker implements Broker, LocalProducer.Rings, LocalCons
         LOG.info("deleted topic '{}'", topic);
     }
 
+    @Override
+    public synchronized TopicDescription alterTopic(String topic, long retentionMillis, long retentionBytes) {
+        ensureOpen();
+        Topic t = topic(topic);
+        TopicConfig old = t.config();
+        t.alter(new TopicConfig(old.name(), old.partitions(), retentionMillis, retentionBytes, old.journaled()));
+        LOG.info("altered topic '{}': retention.ms {} -> {}, retention.bytes {} -> {}", topic, old.retentionMillis(),
+                retentionMillis, old.retentionBytes(), retentionBytes);
+        return t.describe();
+    }
+
+    @Override
+    public long offsetForTimestamp(TopicPartition partition, long epochMillis) {
+        try (JournalReader reader = openReader(partition)) {
+            return reader.offsetForTimestamp(epochMillis);
+        }
+    }
+
     private Topic topic(String name) {
         Topic t = topics.get(name);
         if (t == null) {

@@ -26,7 +26,8 @@ import java.util.Properties;
 final class Topic implements AutoCloseable {
     static final String CONFIG_FILE = "topic.properties";
 
-    private final TopicConfig config;
+    /** Replaced by {@link #alter} (retention only), read by the housekeeper and describe: volatile. */
+    private volatile TopicConfig config;
     private final Path dir;
     private final PartitionRing[] rings;
     private final LocalProducer.TopicRings producerView;
@@ -56,6 +57,17 @@ final class Topic implements AutoCloseable {
     }
 
     static Topic create(TopicConfig config, Path dir, BrokerConfig brokerConfig) {
+        writeConfig(config, dir);
+        return new Topic(config, dir, brokerConfig);
+    }
+
+    /** Persists and applies a new config with the same name, partitions and journaled flag. */
+    void alter(TopicConfig newConfig) {
+        writeConfig(newConfig, dir);
+        this.config = newConfig;
+    }
+
+    private static void writeConfig(TopicConfig config, Path dir) {
         try {
             Files.createDirectories(dir);
             Properties p = new Properties();
@@ -68,11 +80,11 @@ final class Topic implements AutoCloseable {
             try (Writer w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
                 p.store(w, "Sluice topic");
             }
-            Files.move(tmp, dir.resolve(CONFIG_FILE), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            Files.move(tmp, dir.resolve(CONFIG_FILE), java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
             throw new SluiceException.JournalException("cannot write topic config in " + dir + ": " + e, e);
         }
-        return new Topic(config, dir, brokerConfig);
     }
 
     static Topic load(Path dir, BrokerConfig brokerConfig) {
@@ -129,6 +141,7 @@ final class Topic implements AutoCloseable {
     }
 
     void applyRetention(long nowMillis) {
+        TopicConfig config = this.config;
         if (!config.journaled() || (config.retentionMillis() < 0 && config.retentionBytes() < 0)) {
             return;
         }

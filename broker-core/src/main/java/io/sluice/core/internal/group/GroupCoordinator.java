@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
@@ -149,6 +150,63 @@ public final class GroupCoordinator implements ConsumerGroups {
                     new TreeMap<>(committed.getOrDefault(id, Map.of()))));
         }
         return out;
+    }
+
+    @Override
+    public synchronized List<String> listGroups() {
+        long now = clock.epochMillis();
+        Set<String> ids = new TreeSet<>(committed.keySet());
+        for (Map.Entry<String, Group> e : groups.entrySet()) {
+            expire(e.getValue(), now);
+            if (!e.getValue().members.isEmpty()) {
+                ids.add(e.getKey());
+            }
+        }
+        return new ArrayList<>(ids);
+    }
+
+    @Override
+    public synchronized Optional<GroupDescription> describe(String groupId) {
+        Group g = groups.get(groupId);
+        Map<TopicPartition, Long> offsets = committed.get(groupId);
+        if (g != null) {
+            expire(g, clock.epochMillis());
+        }
+        if ((g == null || g.members.isEmpty()) && offsets == null) {
+            return Optional.empty();
+        }
+        Map<String, Set<TopicPartition>> members = new LinkedHashMap<>();
+        if (g != null) {
+            g.members.forEach((mid, m) -> members.put(mid, m.assignment));
+        }
+        String topic = g != null && !g.members.isEmpty() ? g.topic
+                : offsets == null || offsets.isEmpty() ? (g == null ? null : g.topic) : new TreeMap<>(offsets).firstKey().topic();
+        return Optional.of(new GroupDescription(groupId, topic, g == null ? 0 : g.generation, members,
+                new TreeMap<>(offsets == null ? Map.of() : offsets)));
+    }
+
+    @Override
+    public synchronized void resetOffsets(String groupId, Map<TopicPartition, Long> offsets) {
+        Group g = groups.get(groupId);
+        if (g != null) {
+            expire(g, clock.epochMillis());
+            if (!g.members.isEmpty()) {
+                throw new SluiceException.GroupNotEmptyException("group '" + groupId + "' has " + g.members.size()
+                        + " live member(s) " + g.members.keySet() + ": stop its consumers (or wait for their session timeout) before resetting offsets");
+            }
+        }
+        for (Map.Entry<TopicPartition, Long> e : offsets.entrySet()) {
+            if (e.getValue() < 0) {
+                throw SluiceException.InvalidConfigException.of("offset of " + e.getKey(), e.getValue(), "must be >= 0");
+            }
+        }
+        if (offsets.isEmpty()) {
+            return;
+        }
+        Map<TopicPartition, Long> current = new HashMap<>(committed.getOrDefault(groupId, Map.of()));
+        current.putAll(offsets);
+        store.store(groupId, current);
+        committed.put(groupId, current);
     }
 
     /** Forgets the offsets of a deleted topic. */
