@@ -28,9 +28,9 @@ public final class GroupAdmin {
         return broker.groups().listGroups();
     }
 
-    /** @throws SluiceException with {@link SluiceException.Code#INVALID_REQUEST} if the group does not exist */
+    /** @throws SluiceException with {@link SluiceException.Code#GROUP_NOT_FOUND} if the group does not exist */
     public GroupStatus describe(String groupId) {
-        return status(groupId).orElseThrow(() -> new SluiceException(SluiceException.Code.INVALID_REQUEST,
+        return status(groupId).orElseThrow(() -> new SluiceException(SluiceException.Code.GROUP_NOT_FOUND,
                 "unknown group '" + groupId + "' (no live members and no committed offsets)"));
     }
 

@@ -1,22 +1,27 @@
 package io.sluice.net.client;
 
+import io.sluice.core.GroupStatus;
+import io.sluice.core.OffsetResetPlan;
+import io.sluice.core.OffsetResetSpec;
 import io.sluice.core.SluiceException;
 import io.sluice.core.TopicConfig;
 import io.sluice.core.TopicDescription;
 import io.sluice.core.TopicPartition;
 import io.sluice.net.client.internal.Connector;
+import io.sluice.net.protocol.Admin;
 import io.sluice.net.protocol.ApiKey;
 import io.sluice.net.protocol.ApiVersions;
 import io.sluice.net.protocol.CreateTopic;
 import io.sluice.net.protocol.ListOffsets;
 import io.sluice.net.protocol.Metadata;
+import io.sluice.net.protocol.Wire;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Topic administration over the network, mirroring the topic methods of the embedded {@code Broker}. Blocking calls,
- * each bounded by {@code requestTimeoutMillis}; thread-safe.
+ * Topic and consumer-group administration over the network, mirroring the topic methods of the embedded
+ * {@code Broker} and its {@code GroupAdmin}. Blocking calls, each bounded by {@code requestTimeoutMillis}; thread-safe.
  */
 public final class RemoteAdmin implements AutoCloseable {
     private final Connector connector;
@@ -76,6 +81,37 @@ public final class RemoteAdmin implements AutoCloseable {
             throw SluiceException.fromCode(t.error(), t.errorMessage());
         }
         return t.description();
+    }
+
+    /** @throws SluiceException.UnknownTopicException if it does not exist */
+    public void deleteTopic(String topic) {
+        call(ApiKey.DELETE_TOPIC, out -> Wire.writeString(out, topic), in -> null);
+    }
+
+    /** Changes a topic's retention (-1: unlimited); returns its new description. */
+    public TopicDescription alterTopic(String topic, long retentionMillis, long retentionBytes) {
+        return call(ApiKey.ALTER_TOPIC, new Admin.AlterRequest(topic, retentionMillis, retentionBytes)::encode,
+                in -> Metadata.readDescription(in, topic));
+    }
+
+    /** Consumer groups with live members or committed offsets, sorted. */
+    public List<String> listGroups() {
+        return call(ApiKey.LIST_GROUPS, out -> { }, Admin::readGroupList);
+    }
+
+    /** A group's members, committed offsets and lag per partition. */
+    public GroupStatus describeGroup(String groupId) {
+        return call(ApiKey.DESCRIBE_GROUP, out -> Wire.writeString(out, groupId), Admin::readGroupStatus);
+    }
+
+    /**
+     * Plans (and with {@code execute}, commits) an offset reset of {@code groupId} on every partition of {@code topic}.
+     *
+     * @throws SluiceException.GroupNotEmptyException when executing while the group has live members
+     */
+    public OffsetResetPlan resetOffsets(String groupId, String topic, OffsetResetSpec spec, boolean execute) {
+        return call(ApiKey.RESET_OFFSETS, new Admin.ResetRequest(groupId, topic, spec, execute)::encode,
+                in -> Admin.readResetPlan(in, groupId, topic));
     }
 
     public long startOffset(TopicPartition partition) {

@@ -17,13 +17,23 @@ public enum ApiKey {
     JOIN_GROUP(8),
     HEARTBEAT(9),
     LEAVE_GROUP(10),
-    AUTHENTICATE(11);
+    AUTHENTICATE(11),
+    // operator APIs (docs/PROTOCOL.md, "Administration"): ids from 20 up, leaving 12-19 to group-protocol growth
+    LIST_GROUPS(20),
+    DESCRIBE_GROUP(21),
+    RESET_OFFSETS(22),
+    DELETE_TOPIC(23),
+    ALTER_TOPIC(24);
 
     private static final ApiKey[] BY_ID;
 
     static {
         ApiKey[] values = values();
-        BY_ID = new ApiKey[values.length];
+        int maxId = 0;
+        for (ApiKey k : values) {
+            maxId = Math.max(maxId, k.id);
+        }
+        BY_ID = new ApiKey[maxId + 1];
         for (ApiKey k : values) {
             BY_ID[k.id] = k;
         }

@@ -44,6 +44,8 @@ public final class HttpApiHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(HttpApiHandler.class);
     private static final String TOPICS = "/v1/topics";
     private static final String EVENTS_SUFFIX = "/events";
+    private static final String GROUPS = "/v1/groups";
+    private static final String RESET_SUFFIX = "/reset-offsets";
     private static final Set<String> PRODUCE_PARAMS = Set.of("acks", "key");
 
     private final HttpApi api;
@@ -169,8 +171,29 @@ public final class HttpApiHandler extends ChannelInboundHandlerAdapter {
                 }
             }
             case "topic" -> {
+                String topic = path.substring(TOPICS.length() + 1);
+                if (method.equals(HttpMethod.DELETE)) {
+                    ex.send(GroupEndpoints.deleteTopic(ex.ctx.alloc(), api.broker, topic));
+                } else if (method.equals(HttpMethod.PATCH)) {
+                    ex.send(GroupEndpoints.alterTopic(ex.ctx.alloc(), api.broker, topic, request));
+                } else if (allow(ex, method, HttpMethod.GET)) {
+                    ex.send(TopicEndpoints.describe(ex.ctx.alloc(), api.broker, topic));
+                }
+            }
+            case "groups" -> {
                 if (allow(ex, method, HttpMethod.GET)) {
-                    ex.send(TopicEndpoints.describe(ex.ctx.alloc(), api.broker, path.substring(TOPICS.length() + 1)));
+                    ex.send(GroupEndpoints.list(ex.ctx.alloc(), api.broker));
+                }
+            }
+            case "group" -> {
+                if (allow(ex, method, HttpMethod.GET)) {
+                    ex.send(GroupEndpoints.describe(ex.ctx.alloc(), api.broker, path.substring(GROUPS.length() + 1)));
+                }
+            }
+            case "reset-offsets" -> {
+                if (allow(ex, method, HttpMethod.POST)) {
+                    String group = path.substring(GROUPS.length() + 1, path.length() - RESET_SUFFIX.length());
+                    ex.send(GroupEndpoints.reset(ex.ctx.alloc(), api.broker, group, request));
                 }
             }
             case "produce" -> {
@@ -190,6 +213,19 @@ public final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         }
         if (path.equals(TOPICS)) {
             return "topics";
+        }
+        if (path.equals(GROUPS)) {
+            return "groups";
+        }
+        if (path.startsWith(GROUPS + "/") && path.length() > GROUPS.length() + 1) {
+            String rest = path.substring(GROUPS.length() + 1);
+            int slash = rest.indexOf('/');
+            if (slash < 0) {
+                return "group";
+            }
+            if (slash > 0 && rest.substring(slash).equals(RESET_SUFFIX)) {
+                return "reset-offsets";
+            }
         }
         if (path.startsWith(TOPICS + "/") && path.length() > TOPICS.length() + 1) {
             String rest = path.substring(TOPICS.length() + 1);

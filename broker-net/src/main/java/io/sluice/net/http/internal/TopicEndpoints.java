@@ -50,7 +50,10 @@ final class TopicEndpoints {
     }
 
     static FullHttpResponse describe(ByteBufAllocator alloc, Broker broker, String topic) {
-        TopicDescription description = broker.describeTopic(topic);
+        return describeResponse(alloc, broker.describeTopic(topic));
+    }
+
+    static FullHttpResponse describeResponse(ByteBufAllocator alloc, TopicDescription description) {
         return JsonResponses.json(alloc, HttpResponseStatus.OK, json -> write(json, description));
     }
 

@@ -6,6 +6,10 @@ import io.sluice.core.ConsumerGroups;
 import io.sluice.core.SluiceException;
 import io.sluice.core.TopicDescription;
 import io.sluice.core.TopicPartition;
+import io.sluice.core.GroupAdmin;
+import io.sluice.core.GroupStatus;
+import io.sluice.core.OffsetResetPlan;
+import io.sluice.net.protocol.Admin;
 import io.sluice.net.protocol.ApiKey;
 import io.sluice.net.protocol.ApiVersions;
 import io.sluice.net.protocol.Authenticate;
@@ -17,6 +21,7 @@ import io.sluice.net.protocol.Metadata;
 import io.sluice.net.protocol.OffsetCommit;
 import io.sluice.net.protocol.OffsetFetch;
 import io.sluice.net.protocol.Produce;
+import io.sluice.net.protocol.Wire;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -98,6 +103,42 @@ final class Requests {
                 onAdminThread(conn, seq, cid, () -> {
                     ConsumerGroups.Membership m = broker.groups().heartbeat(r.groupId(), r.memberId());
                     return out -> Groups.writeMembership(out, m);
+                });
+            }
+            case LIST_GROUPS -> {
+                Wire.expectEnd(body, "list groups request");
+                onAdminThread(conn, seq, cid, () -> {
+                    List<String> groups = new GroupAdmin(broker).list();
+                    return out -> Admin.writeGroupList(out, groups);
+                });
+            }
+            case DESCRIBE_GROUP -> {
+                String groupId = Wire.readRequiredString(body, "groupId");
+                Wire.expectEnd(body, "describe group request");
+                onAdminThread(conn, seq, cid, () -> {
+                    GroupStatus status = new GroupAdmin(broker).describe(groupId);
+                    return out -> Admin.writeGroupStatus(out, status);
+                });
+            }
+            case RESET_OFFSETS -> {
+                Admin.ResetRequest r = Admin.ResetRequest.decode(body);
+                onAdminThread(conn, seq, cid, () -> {
+                    OffsetResetPlan plan = new GroupAdmin(broker).resetOffsets(r.groupId(), r.topic(), r.spec(), r.execute());
+                    return out -> Admin.writeResetPlan(out, plan);
+                });
+            }
+            case DELETE_TOPIC -> {
+                String topic = Admin.readTopicName(body);
+                onAdminThread(conn, seq, cid, () -> {
+                    broker.deleteTopic(topic);
+                    return out -> { };
+                });
+            }
+            case ALTER_TOPIC -> {
+                Admin.AlterRequest r = Admin.AlterRequest.decode(body);
+                onAdminThread(conn, seq, cid, () -> {
+                    TopicDescription d = broker.alterTopic(r.topic(), r.retentionMillis(), r.retentionBytes());
+                    return out -> Metadata.writeDescription(out, d);
                 });
             }
             case LEAVE_GROUP -> {
