@@ -7,7 +7,8 @@ import java.util.Arrays;
  * {@code bin/sluice}: the broker and its tools in one command.
  * <pre>
  * sluice broker        run a broker (binary protocol + HTTP)
- * sluice topics        create | list | describe topics
+ * sluice topics        create | list | describe | delete | alter topics
+ * sluice groups        list | describe | reset-offsets consumer groups
  * sluice produce       send stdin lines as events
  * sluice consume       print events, one payload per line
  * sluice perf-produce  measure produce throughput and latency
@@ -26,7 +27,8 @@ public final class SluiceCli {
 
             commands:
               broker        run a broker: binary protocol (default 127.0.0.1:7070) and HTTP (default :8080)
-              topics        create | list | describe topics
+              topics        create | list | describe | delete | alter (retention) topics
+              groups        list | describe (offsets, lag) | reset-offsets consumer groups
               produce       send each stdin line as an event; exits once every line is acknowledged
               consume       print event payloads, one per line
               perf-produce  produce load; prints throughput, latency percentiles and a final JSON line
@@ -60,6 +62,12 @@ public final class SluiceCli {
         String[] rest = Arrays.copyOfRange(args, 1, args.length);
         if (args[0].equals("ingest")) {
             return IngestCommand.run(rest);
+        }
+        if (args[0].equals("groups")) {
+            return GroupsCommand.run(rest, out, err);
+        }
+        if (args[0].equals("topics") && rest.length > 0 && (rest[0].equals("delete") || rest[0].equals("alter"))) {
+            return TopicsAdminCommand.run(rest[0], java.util.Arrays.copyOfRange(rest, 1, rest.length), out, err);
         }
         Command command = switch (args[0]) {
             case "broker" -> new BrokerCommand();
@@ -95,12 +103,16 @@ public final class SluiceCli {
      * (shared token) and SLUICE_TLS_CA (PEM CA file: connect with TLS trusting it).
      */
     static io.sluice.net.client.ClientConfig clientConfig(Args args, String clientId) throws UsageException {
+        return clientConfig(args.get("bootstrap", DEFAULT_BOOTSTRAP), clientId);
+    }
+
+    static io.sluice.net.client.ClientConfig clientConfig(String bootstrap, String clientId) throws UsageException {
         String token = System.getenv(BrokerCommand.AUTH_TOKEN_ENV);
         String ca = System.getenv(TLS_CA_ENV);
         try {
             io.netty.handler.ssl.SslContext tls = ca == null || ca.isBlank() ? null
                     : io.sluice.net.security.TlsConfig.forClient(java.nio.file.Path.of(ca.strip())).newClientContext();
-            return io.sluice.net.client.ClientConfig.builder(args.get("bootstrap", DEFAULT_BOOTSTRAP))
+            return io.sluice.net.client.ClientConfig.builder(bootstrap)
                     .clientId(clientId)
                     .authToken(token == null || token.isBlank() ? null : token.strip())
                     .sslContext(tls)

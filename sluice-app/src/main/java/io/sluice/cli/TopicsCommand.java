@@ -18,6 +18,8 @@ final class TopicsCommand implements SluiceCli.Command {
                                               [--retention-bytes B] [--if-not-exists]
                        sluice topics list     [--bootstrap HOST:PORT]
                        sluice topics describe [--bootstrap HOST:PORT] --topic T
+                       sluice topics delete   [--bootstrap HOST:PORT] --topic T
+                       sluice topics alter    [--bootstrap HOST:PORT] --topic T [--retention-ms MS] [--retention-bytes B]
 
                   --bootstrap HOST:PORT   broker binary port (default 127.0.0.1:7070)
                 """;
