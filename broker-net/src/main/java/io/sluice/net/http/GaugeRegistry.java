@@ -1,70 +1,61 @@
 package io.sluice.net.http;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import io.sluice.net.metrics.MetricsRegistry;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
- * Gauges that other components of the process (the binary broker server, a ClickHouse ingest) publish on
- * {@code GET /metrics}. Each component registers a supplier of name → value once; the supplier is called on every
- * scrape, from an HTTP I/O thread, so it must be cheap, thread-safe and non-blocking (read volatile counters).
- * Names are exposed as {@code sluice_<component>_<name>}, with characters outside {@code [A-Za-z0-9_]} replaced
- * by {@code _}. Thread-safe.
+ * The earlier map-of-numbers registration, kept so components written against it still work: each name becomes
+ * {@code sluice_<component>_<name>}, a counter if it ends in {@code _total}, else a gauge.
  *
- * <pre>{@code
- * GaugeRegistry gauges = new GaugeRegistry();
- * gauges.register("binary", () -> Map.of("connections", server.connectionCount()));
- * new HttpIngestServer(config, broker, gauges);   // exposes sluice_binary_connections
- * }</pre>
+ * @deprecated register typed series with their own help text through {@link MetricsRegistry#counter},
+ * {@link MetricsRegistry#gauge} and their labelled forms.
  */
-public final class GaugeRegistry implements Supplier<Map<String, Number>> {
-    private static final Logger LOG = LoggerFactory.getLogger(GaugeRegistry.class);
+@Deprecated
+public final class GaugeRegistry extends MetricsRegistry {
     private static final Pattern INVALID = Pattern.compile("[^A-Za-z0-9_]");
     private static final Pattern COMPONENT = Pattern.compile("[a-z][a-z0-9_]{0,63}");
-
-    private final Map<String, Supplier<? extends Map<String, ? extends Number>>> sources = new ConcurrentHashMap<>();
+    private final Map<String, List<AutoCloseable>> byComponent = new ConcurrentHashMap<>();
 
     /**
-     * Registers (or replaces) the gauges of {@code component}.
-     *
-     * @param component lower-case name, {@code [a-z][a-z0-9_]*}, for example {@code "binary"} or {@code "clickhouse"}
-     * @return a handle whose {@code close()} removes them
+     * Registers (or replaces) the values of {@code component}; the names are read once, now, and the supplier on
+     * every scrape.
      */
-    public AutoCloseable register(String component, Supplier<? extends Map<String, ? extends Number>> gauges) {
-        Objects.requireNonNull(gauges, "gauges");
+    public AutoCloseable register(String component, Supplier<? extends Map<String, ? extends Number>> values) {
+        Objects.requireNonNull(values, "values");
         if (component == null || !COMPONENT.matcher(component).matches()) {
             throw new IllegalArgumentException("component must match [a-z][a-z0-9_]{0,63}, got '" + component + "'");
         }
-        sources.put(component, gauges);
-        return () -> sources.remove(component, gauges);
+        unregister(component);
+        List<AutoCloseable> handles = new java.util.ArrayList<>();
+        for (String name : values.get().keySet()) {
+            String full = "sluice_" + component + "_" + INVALID.matcher(name).replaceAll("_");
+            String help = "Sluice " + component + " " + name.replace('_', ' ') + ".";
+            java.util.function.DoubleSupplier read = () -> {
+                Number n = values.get().get(name);
+                return n == null ? Double.NaN : n.doubleValue();
+            };
+            handles.add(full.endsWith("_total") ? counter(full, help, read) : gauge(full, help, read));
+        }
+        byComponent.put(component, handles);
+        return () -> unregister(component);
     }
 
-    /** The current values, sorted by exposed name. A supplier that throws is skipped for this scrape. */
-    @Override
-    public Map<String, Number> get() {
-        Map<String, Number> out = new TreeMap<>();
-        sources.forEach((component, source) -> {
-            Map<String, ? extends Number> values;
-            try {
-                values = source.get();
-            } catch (RuntimeException e) {
-                LOG.warn("gauges of component '{}' failed; scraping without them this time", component, e);
-                return;
+    private void unregister(String component) {
+        List<AutoCloseable> old = byComponent.remove(component);
+        if (old != null) {
+            for (AutoCloseable h : old) {
+                try {
+                    h.close();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
             }
-            if (values != null) {
-                values.forEach((name, value) -> {
-                    if (name != null && value != null) {
-                        out.put("sluice_" + component + "_" + INVALID.matcher(name).replaceAll("_"), value);
-                    }
-                });
-            }
-        });
-        return out;
+        }
     }
 }

@@ -28,16 +28,18 @@ import io.sluice.net.http.internal.BodyAggregator;
 import io.sluice.net.http.internal.ConnectionGuard;
 import io.sluice.net.http.internal.HttpApi;
 import io.sluice.net.http.internal.HttpApiHandler;
+import io.sluice.net.http.internal.HttpCollector;
 import io.sluice.net.http.internal.HttpMetrics;
+import io.sluice.net.metrics.BrokerCollector;
+import io.sluice.net.metrics.MetricsRegistry;
 import io.sluice.net.security.BindCheck;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
-import java.util.Map;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
 /**
  * The HTTP/1.1 API of a Sluice broker on its own port: NDJSON ingest, topic admin, health and Prometheus metrics,
@@ -64,6 +66,7 @@ public final class HttpIngestServer implements AutoCloseable {
     private final HttpIngestConfig config;
     private final HttpMetrics metrics = new HttpMetrics();
     private final HttpApi api;
+    private final List<AutoCloseable> registrations;
     private final EventLoopGroup acceptGroup;
     private final EventLoopGroup ioGroup;
     private final ChannelGroup channels = new DefaultChannelGroup("sluice-http", GlobalEventExecutor.INSTANCE);
@@ -72,21 +75,25 @@ public final class HttpIngestServer implements AutoCloseable {
     private final int port;
     private boolean closed;
 
-    /** A server without extra gauges. */
+    /** A server whose {@code /metrics} shows the broker's and its own series only. */
     public HttpIngestServer(HttpIngestConfig config, Broker broker) {
         this(config, broker, null);
     }
 
     /**
-     * @param extraGauges gauges of other components added to {@code GET /metrics} (for example a {@link GaugeRegistry}),
-     *                    or null. Called on every scrape from an I/O thread: it must be cheap and non-blocking
+     * @param registry the process's metrics, shown on {@code GET /metrics}; this server adds the broker's series
+     *                 (partitions, latencies, consumer groups) and its own, and removes them on close. Null for a
+     *                 private registry.
      */
-    public HttpIngestServer(HttpIngestConfig config, Broker broker, Supplier<? extends Map<String, ? extends Number>> extraGauges) {
+    public HttpIngestServer(HttpIngestConfig config, Broker broker, MetricsRegistry registry) {
         this.config = Objects.requireNonNull(config, "config");
         Objects.requireNonNull(broker, "broker");
         SslContext ssl = config.tls() == null ? null : config.tls().newServerContext();
         BindCheck.warnIfExposedWithoutAuth("HTTP", config.bindAddress(), config.auth() != null);
-        this.api = new HttpApi(broker, config, metrics, extraGauges);
+        MetricsRegistry metricsRegistry = registry == null ? new MetricsRegistry() : registry;
+        this.registrations = List.of(metricsRegistry.register(new BrokerCollector(broker)),
+                metricsRegistry.register(new HttpCollector(metrics)));
+        this.api = new HttpApi(broker, config, metrics, metricsRegistry);
 
         boolean epoll = Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
@@ -123,6 +130,7 @@ public final class HttpIngestServer implements AutoCloseable {
         } catch (Exception e) { // Netty rethrows the bind's IOException undeclared: catch everything here
             shutdownGroups();
             api.close();
+            unregisterMetrics();
             throw new SluiceException(SluiceException.Code.INVALID_CONFIG, "cannot bind HTTP listener to "
                     + config.bindAddress() + ":" + config.port() + ": " + e.getMessage(), e);
         }
@@ -170,7 +178,18 @@ public final class HttpIngestServer implements AutoCloseable {
         channels.close().awaitUninterruptibly(SHUTDOWN_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
         api.close();
         shutdownGroups();
+        unregisterMetrics();
         LOG.info("HTTP listener on {}:{} closed", config.bindAddress(), port);
+    }
+
+    private void unregisterMetrics() {
+        for (AutoCloseable r : registrations) {
+            try {
+                r.close();
+            } catch (Exception e) {
+                LOG.warn("cannot unregister metrics: {}", e.toString());
+            }
+        }
     }
 
     private void shutdownGroups() {

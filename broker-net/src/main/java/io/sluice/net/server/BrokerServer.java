@@ -135,6 +135,28 @@ public final class BrokerServer implements AutoCloseable {
         return counters.snapshot();
     }
 
+    /**
+     * Registers the binary port's series ({@code sluice_binary_*}: connections, requests, errors, records) on
+     * {@code registry}; close the handle to remove them.
+     */
+    public AutoCloseable registerMetrics(io.sluice.net.metrics.MetricsRegistry registry) {
+        java.util.List<AutoCloseable> handles = java.util.List.of(
+                registry.gauge("sluice_binary_connections_active", "Open connections on the binary port.", () -> stats().activeConnections()),
+                registry.counter("sluice_binary_connections_accepted_total", "Connections accepted on the binary port.", () -> stats().acceptedConnections()),
+                registry.counter("sluice_binary_connections_refused_total", "Connections closed at once because max.connections was reached.", () -> stats().refusedConnections()),
+                registry.counter("sluice_binary_requests_total", "Requests started on the binary port.", () -> stats().requests()),
+                registry.counter("sluice_binary_error_responses_total", "Requests answered with an error code.", () -> stats().errorResponses()),
+                registry.counter("sluice_binary_protocol_errors_total", "Connections closed because their bytes broke framing.", () -> stats().protocolErrors()),
+                registry.counter("sluice_binary_produced_records_total", "Records acknowledged to producers on the binary port.", () -> stats().producedRecords()),
+                registry.counter("sluice_binary_fetched_records_total", "Records sent to fetchers on the binary port.", () -> stats().fetchedRecords()),
+                registry.counter("sluice_binary_back_pressure_pauses_total", "Times a connection stopped being read because a partition ring was full.", () -> stats().backPressurePauses()));
+        return () -> {
+            for (AutoCloseable h : handles) {
+                h.close();
+            }
+        };
+    }
+
     @Override
     public synchronized void close() {
         if (closed) {

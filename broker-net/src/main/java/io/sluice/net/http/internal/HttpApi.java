@@ -5,12 +5,11 @@ import io.sluice.core.Broker;
 import io.sluice.core.Producer;
 import io.sluice.core.ProducerConfig;
 import io.sluice.net.http.HttpIngestConfig;
+import io.sluice.net.metrics.MetricsRegistry;
 
 import java.util.EnumMap;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
 
 /**
  * What every connection of one HTTP listener shares: the broker, one producer per durability level, the NDJSON
@@ -21,7 +20,7 @@ public final class HttpApi implements AutoCloseable {
     final HttpIngestConfig config;
     final HttpMetrics metrics;
     final NdjsonValidator validator;
-    final Supplier<? extends Map<String, ? extends Number>> extraGauges;
+    final MetricsRegistry registry;
     private final EnumMap<Acks, Producer> producers = new EnumMap<>(Acks.class);
     /** Set once by the closing thread; I/O threads then answer new requests 503. */
     private volatile boolean closing;
@@ -29,12 +28,11 @@ public final class HttpApi implements AutoCloseable {
     private final AtomicInteger inFlight = new AtomicInteger();
     private final Object drained = new Object();
 
-    public HttpApi(Broker broker, HttpIngestConfig config, HttpMetrics metrics,
-                   Supplier<? extends Map<String, ? extends Number>> extraGauges) {
+    public HttpApi(Broker broker, HttpIngestConfig config, HttpMetrics metrics, MetricsRegistry registry) {
         this.broker = broker;
         this.config = config;
         this.metrics = metrics;
-        this.extraGauges = extraGauges;
+        this.registry = registry;
         this.validator = new NdjsonValidator(config.maxLineBytes(), config.maxJsonDepth());
         for (Acks acks : Acks.values()) {
             // maxBlockMillis 0: the HTTP handler only uses trySend and does its own bounded waiting off-thread

@@ -24,11 +24,11 @@ import io.sluice.core.Acks;
 import io.sluice.core.ProducerRecord;
 import io.sluice.core.SluiceException;
 import io.sluice.core.SluiceException.Code;
+import io.sluice.net.metrics.MetricsRegistry;
 import io.sluice.net.security.TokenAuthenticator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.List;
@@ -160,7 +160,7 @@ public final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         switch (ex.route) {
             case "metrics" -> {
                 if (allow(ex, method, HttpMethod.GET)) {
-                    metrics(ex);
+                    metrics(ex, request);
                 }
             }
             case "topics" -> {
@@ -273,21 +273,10 @@ public final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         }));
     }
 
-    private void metrics(Exchange ex) {
-        Map<String, Number> extra = new java.util.TreeMap<>();
-        if (api.extraGauges != null) {
-            try {
-                Map<String, ? extends Number> values = api.extraGauges.get();
-                if (values != null) {
-                    extra.putAll(values);
-                }
-            } catch (RuntimeException e) {
-                LOG.warn("extra gauges supplier failed; scraping without them", e);
-            }
-        }
-        byte[] text = PrometheusText.render(api.broker.metrics(), api.metrics, extra).getBytes(StandardCharsets.UTF_8);
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, Unpooled.wrappedBuffer(text));
-        response.headers().set(HttpHeaderNames.CONTENT_TYPE, PrometheusText.CONTENT_TYPE);
+    private void metrics(Exchange ex, FullHttpRequest request) {
+        MetricsRegistry.Scrape scrape = api.registry.scrape(request.headers().get(HttpHeaderNames.ACCEPT));
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, Unpooled.wrappedBuffer(scrape.body()));
+        response.headers().set(HttpHeaderNames.CONTENT_TYPE, scrape.contentType());
         ex.send(response);
     }
 
