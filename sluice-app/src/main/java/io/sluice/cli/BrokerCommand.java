@@ -7,7 +7,7 @@ import io.sluice.core.SluiceException;
 import io.sluice.core.WaitStrategyType;
 import io.sluice.ingest.IngestConfig;
 import io.sluice.ingest.IngestPipeline;
-import io.sluice.net.http.GaugeRegistry;
+import io.sluice.net.metrics.MetricsRegistry;
 import io.sluice.net.security.TlsConfig;
 import io.sluice.net.server.BrokerServer;
 import io.sluice.net.server.BrokerServerConfig;
@@ -119,7 +119,7 @@ final class BrokerCommand implements SluiceCli.Command {
         BrokerServer server;
         AutoCloseable http;
         List<IngestPipeline> pipelines = new ArrayList<>();
-        GaugeRegistry gauges = new GaugeRegistry();
+        MetricsRegistry gauges = new MetricsRegistry();
         try {
             broker = Broker.open(brokerConfig);
         } catch (RuntimeException e) {
@@ -133,16 +133,16 @@ final class BrokerCommand implements SluiceCli.Command {
             broker.close();
             return SluiceCli.FAILED;
         }
-        gauges.register("binary", () -> server.stats().asGauges());
+        server.registerMetrics(gauges);
         try {
             // ingest.<name>.* sections: pipelines from a topic into ClickHouse, consuming in-process
             for (IngestConfig ingest : IngestPipeline.configsFromProperties(p)) {
                 IngestPipeline pipeline = IngestPipeline.start(ingest, broker::newConsumer);
                 pipelines.add(pipeline);
-                gauges.register("ingest_" + ingest.name(), pipeline::metrics);
                 out.println("sluice broker: ingesting topic '" + ingest.topic() + "' into " + ingest.table()
                         + " (" + ingest.strategy() + ")");
             }
+            IngestSeries.register(gauges, broker, pipelines);
             http = HttpPort.start(broker, gauges, p, serverConfig.bindAddress(), httpPort, serverConfig.authToken(), out);
         } catch (RuntimeException e) {
             err.println("sluice broker: " + e.getMessage());

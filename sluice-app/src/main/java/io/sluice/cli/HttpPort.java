@@ -2,9 +2,9 @@ package io.sluice.cli;
 
 import io.sluice.core.Broker;
 import io.sluice.core.SluiceException;
-import io.sluice.net.http.GaugeRegistry;
 import io.sluice.net.http.HttpIngestConfig;
 import io.sluice.net.http.HttpIngestServer;
+import io.sluice.net.metrics.MetricsRegistry;
 import io.sluice.net.security.TokenAuthenticator;
 import io.sluice.net.server.BrokerServer;
 
@@ -13,8 +13,8 @@ import java.util.Properties;
 
 /**
  * Starts the HTTP API ({@link HttpIngestServer}) next to the binary port, in the same process and on the same
- * bind address and token; {@code GET /metrics} also shows the gauges of the binary server ({@code sluice_binary_*})
- * and of the ingest pipelines ({@code sluice_ingest_<name>_*}).
+ * bind address and token; {@code GET /metrics} also shows the series of the binary server ({@code sluice_binary_*})
+ * and of the ingest pipelines ({@code sluice_ingest_*{pipeline="<name>"}}).
  */
 final class HttpPort {
     private HttpPort() {
@@ -25,7 +25,7 @@ final class HttpPort {
      * @param authToken the shared token of the binary port, also required by HTTP (except {@code /health}), or null
      * @return the running server, or a no-op when {@code port} is 0
      */
-    static AutoCloseable start(Broker broker, GaugeRegistry gauges, Properties settings, String bind, int port, String authToken,
+    static AutoCloseable start(Broker broker, MetricsRegistry gauges, Properties settings, String bind, int port, String authToken,
                                PrintStream out) {
         if (port == 0) {
             out.println("sluice broker: HTTP disabled (http.port=0)");
