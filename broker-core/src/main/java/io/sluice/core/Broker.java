@@ -22,7 +22,12 @@ import java.util.Set;
  */
 public interface Broker extends AutoCloseable {
 
-    /** Opens (or creates) the broker in {@link BrokerConfig#dataDir()}, recovering its topics and offsets. */
+    /**
+     * Opens (or creates) the broker in {@link BrokerConfig#dataDir()}, recovering its topics and offsets.
+     *
+     * @throws SluiceException.InvalidConfigException at once, listing them, when the JVM was started without the
+     *         {@code --add-exports}/{@code --add-opens} flags Chronicle Queue needs ({@code java @sluice.jvmopts ...})
+     */
     static Broker open(BrokerConfig config) {
         return io.sluice.core.internal.LocalBroker.open(config);
     }

@@ -112,6 +112,7 @@ public final class LocalBroker implements Broker, LocalProducer.Rings, LocalCons
     }
 
     public static Broker open(BrokerConfig config) {
+        io.sluice.core.internal.journal.JvmFlags.check();
         return new LocalBroker(config);
     }
 
