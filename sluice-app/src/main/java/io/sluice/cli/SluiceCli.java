@@ -24,6 +24,8 @@ public final class SluiceCli {
 
     private static final String USAGE_TEXT = """
             usage: sluice <command> [flags]   (sluice <command> --help for its flags)
+                   any command also takes --log-level LEVEL (error|warn|info|debug|trace) and
+                   --log-format text|json (JSON lines on stderr, Logback's JsonEncoder)
 
             commands:
               broker        run a broker: binary protocol (default 127.0.0.1:7070) and HTTP (default :8080)
@@ -48,7 +50,15 @@ public final class SluiceCli {
         if (System.getProperty("io.netty.buffer.checkAccessible") == null) {
             System.setProperty("io.netty.buffer.checkAccessible", "false");
         }
-        int code = run(args, System.out, System.err);
+        String[] rest;
+        try {
+            rest = LogOptions.apply(args);
+        } catch (UsageException e) {
+            System.err.println("sluice: " + e.getMessage());
+            System.exit(USAGE);
+            return;
+        }
+        int code = run(rest, System.out, System.err);
         System.out.flush();
         System.exit(code);
     }

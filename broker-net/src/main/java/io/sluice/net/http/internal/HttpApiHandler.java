@@ -154,10 +154,19 @@ public final class HttpApiHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         ex.route = routeName(path);
+        if (ex.route.equals("ui") && uri.parameters().containsKey("token")) {
+            StatusPage.login(ex.ctx.alloc(), api.config.auth(), uri.parameters().get("token").get(0), ex::send);
+            return;
+        }
         if (!authenticated(ex, request)) {
             return;
         }
         switch (ex.route) {
+            case "ui" -> {
+                if (allow(ex, method, HttpMethod.GET)) {
+                    ex.send(StatusPage.page(ex.ctx.alloc()));
+                }
+            }
             case "metrics" -> {
                 if (allow(ex, method, HttpMethod.GET)) {
                     metrics(ex, request);
@@ -211,6 +220,9 @@ public final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         if (path.equals("/metrics")) {
             return "metrics";
         }
+        if (path.equals(StatusPage.PATH) || path.equals(StatusPage.PATH + "/")) {
+            return "ui";
+        }
         if (path.equals(TOPICS)) {
             return "topics";
         }
@@ -242,7 +254,8 @@ public final class HttpApiHandler extends ChannelInboundHandlerAdapter {
 
     private boolean authenticated(Exchange ex, FullHttpRequest request) {
         TokenAuthenticator auth = api.config.auth();
-        if (auth == null || auth.authenticateBearer(request.headers().get(HttpHeaderNames.AUTHORIZATION))) {
+        if (auth == null || auth.authenticateBearer(request.headers().get(HttpHeaderNames.AUTHORIZATION))
+                || StatusPage.hasSessionCookie(auth, request)) {
             return true;
         }
         api.metrics.authFailures.increment();
