@@ -68,8 +68,12 @@ class RequestHandlerTest {
     }
 
     private static ByteBuf request(ApiKey api, int correlationId, Consumer<ByteBuf> body) {
+        return request(api, api.minVersion, correlationId, body);
+    }
+
+    private static ByteBuf request(ApiKey api, short version, int correlationId, Consumer<ByteBuf> body) {
         ByteBuf b = Unpooled.buffer();
-        int start = Frames.startRequest(b, api, (short) 0, correlationId);
+        int start = Frames.startRequest(b, api, version, correlationId);
         body.accept(b);
         Frames.finish(b, start);
         return b;
@@ -114,6 +118,41 @@ class RequestHandlerTest {
             records.add(new ProducerRecord(topic, partition, null, v.getBytes(StandardCharsets.UTF_8), List.of(), 1L));
         }
         return new Produce.Request(Acks.MEMORY, topic, partition, records)::encode;
+    }
+
+    @Test
+    void unfencedVersion0GroupCallsAreRefused() {
+        EmbeddedChannel ch = channel();
+        ch.writeInbound(Unpooled.wrappedBuffer(
+                request(ApiKey.OFFSET_COMMIT, (short) 0, 1, b -> { Wire.writeString(b, "g"); b.writeInt(0); }),
+                request(ApiKey.HEARTBEAT, (short) 0, 2, new io.sluice.net.protocol.Groups.MemberRequest("g", "m")::encode),
+                request(ApiKey.OFFSET_COMMIT, (short) 1, 3, new io.sluice.net.protocol.OffsetCommit.Request("g", "nobody", 1,
+                        java.util.Map.of(new TopicPartition("t", 0), 5L))::encode)));
+        List<Response> r = responses(ch);
+        assertThat(r).extracting(Response::code).containsExactly(Code.UNSUPPORTED_VERSION, Code.UNSUPPORTED_VERSION, Code.UNKNOWN_MEMBER);
+        assertThat(broker.groups().committed("g", new TopicPartition("t", 0))).isEmpty();
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void heartbeatsDoNotWaitBehindATopicCreation() {
+        // the admin thread is stuck (a slow topic creation); group calls run on their own thread
+        java.util.ArrayDeque<Runnable> stuckAdmin = new java.util.ArrayDeque<>();
+        BrokerServerConfig config = BrokerServerConfig.builder().maxFrameSize(4096).build();
+        ServerContext context = new ServerContext(broker, config, new ServerCounters(),
+                new DefaultChannelGroup(GlobalEventExecutor.INSTANCE), stuckAdmin::add, Runnable::run);
+        EmbeddedChannel admin = new EmbeddedChannel(FrameDecoder.forRequests(4096), new RequestHandler(context));
+        EmbeddedChannel member = new EmbeddedChannel(FrameDecoder.forRequests(4096), new RequestHandler(context));
+        admin.writeInbound(request(ApiKey.CREATE_TOPIC, 1, new CreateTopic.Request(TopicConfig.of("slow", 1), false)::encode));
+        member.writeInbound(request(ApiKey.JOIN_GROUP, 2, new io.sluice.net.protocol.Groups.JoinRequest("g", "t", null, -1, "c", 10_000)::encode));
+        assertThat(responses(admin)).isEmpty();
+        List<Response> joined = responses(member);
+        assertThat(joined).extracting(Response::code).containsExactly(Code.NONE);
+        assertThat(io.sluice.net.protocol.Groups.readMembership(joined.get(0).body(), "g").generation()).isEqualTo(1);
+        stuckAdmin.forEach(Runnable::run);
+        assertThat(responses(admin)).extracting(Response::code).containsExactly(Code.NONE);
+        admin.finishAndReleaseAll();
+        member.finishAndReleaseAll();
     }
 
     @Test

@@ -360,7 +360,12 @@ public final class JournalIngestor implements AutoCloseable {
             }
         }
         if (!commits.isEmpty()) {
-            consumer.commitSync(commits);
+            try {
+                consumer.commitSync(commits);
+            } catch (io.sluice.core.SluiceException.GroupException e) {
+                // a newer generation owns these partitions: their new owner re-reads from the last accepted commit
+                LOG.info("commit of {} refused: {}", commits.keySet(), e.getMessage());
+            }
         }
     }
 

@@ -112,7 +112,12 @@ public final class TopicIngestor implements AutoCloseable {
             commits.putAll(w.next);
         }
         if (!commits.isEmpty()) {
-            consumer.commitSync(commits);
+            try {
+                consumer.commitSync(commits);
+            } catch (io.sluice.core.SluiceException.GroupException e) {
+                // a newer generation owns these partitions: their new owner re-reads from the last accepted commit
+                LOG.info("commit of {} refused: {}", commits.keySet(), e.getMessage());
+            }
         }
     }
 
