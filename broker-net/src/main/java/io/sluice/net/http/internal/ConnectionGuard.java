@@ -60,6 +60,13 @@ public final class ConnectionGuard extends ChannelDuplexHandler {
     private boolean authenticated;
     /** In RECEIVING: the request's headers arrived (only the request deadline applies now). */
     private boolean headersSeen;
+    /** This handler's own context: timers write their 408 from here, below the HTTP codec (raw bytes). */
+    private ChannelHandlerContext own;
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.own = ctx;
+    }
 
     /** Without authentication and with the header deadline equal to the request deadline. */
     public ConnectionGuard(HttpMetrics metrics, int maxConnections, long idleTimeoutMillis, long requestTimeoutMillis) {
@@ -185,7 +192,8 @@ public final class ConnectionGuard extends ChannelDuplexHandler {
         }
     }
 
-    private void schedule(ChannelHandlerContext ctx, long delayNanos) {
+    private void schedule(ChannelHandlerContext ignored, long delayNanos) {
+        ChannelHandlerContext ctx = own; // whoever calls, answers go out below the codec
         timer = ctx.executor().schedule(() -> expire(ctx), delayNanos, TimeUnit.NANOSECONDS);
     }
 
