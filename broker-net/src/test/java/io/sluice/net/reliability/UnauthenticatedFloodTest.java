@@ -142,8 +142,8 @@ class UnauthenticatedFloodTest {
                     + ((long) MARGIN_MIB << 20);
             long outOfMemory = broker.log().lines().filter(l -> l.contains("OutOfMemoryError") || l.contains("OutOfDirectMemoryError")).count();
             String memory = String.format(java.util.Locale.ROOT,
-                    "binary attackers=%d (cut off by the server: %d, bytes they got in: %.1f MiB), http attackers=%d (cut off: %d, "
-                            + "bytes they got in: %.1f MiB); RSS baseline=%d MiB, peak=%d MiB (growth %.1f MiB, bound %.1f MiB, %d samples); "
+                    "binary attackers=%d (cut off by the server: %d, bytes they wrote before the cut: %.1f MiB), http attackers=%d (cut off: %d, "
+                            + "bytes they wrote before the cut: %.1f MiB); RSS baseline=%d MiB, peak=%d MiB (growth %.1f MiB, bound %.1f MiB, %d samples); "
                             + "out-of-memory log lines=%d",
                     BINARY_ATTACKERS, attack.binaryCutOff, attack.binaryBytes / 1048576.0, HTTP_ATTACKERS, attack.httpCutOff,
                     attack.httpBytes / 1048576.0, baselineKb / 1024, peakKb.get() / 1024, growth / 1048576.0,
