@@ -248,6 +248,11 @@ public final class HttpApiHandler extends ChannelInboundHandlerAdapter {
     /** {@code 401}, counted, and the connection closed: a client without the token gets nothing more from it. */
     private void refuse(Exchange ex) {
         api.metrics.authFailures.increment();
+        long refused = api.metrics.authFailures.sum();
+        if (Long.bitCount(refused) == 1) { // 1st, 2nd, 4th...: a flood of bad clients cannot flood the log
+            LOG.info("closing HTTP connection {}: missing or invalid bearer token on {} ({} refused so far)",
+                    ex.ctx.channel().remoteAddress(), ex.route, refused);
+        }
         ex.keepAlive = false;
         FullHttpResponse response = JsonResponses.error(ex.ctx.alloc(), HttpResponseStatus.UNAUTHORIZED,
                 Code.AUTHENTICATION_FAILED, "missing or invalid bearer token (Authorization: Bearer <token>)");

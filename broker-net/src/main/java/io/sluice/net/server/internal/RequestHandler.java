@@ -94,8 +94,8 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
         if (!authenticated) {
-            countedUnauthenticated = true;
             if (server.counters.unauthenticatedConnections.incrementAndGet() > server.config.maxUnauthenticatedConnections()) {
+                server.counters.unauthenticatedConnections.decrementAndGet();
                 server.counters.unauthenticatedRefused.increment();
                 long refused = server.counters.unauthenticatedRefused.sum();
                 if (Long.bitCount(refused) == 1) { // 1st, 2nd, 4th...: a connection storm cannot flood the log
@@ -105,6 +105,7 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
                 ctx.close();
                 return;
             }
+            countedUnauthenticated = true;
             authDeadline = ctx.executor().schedule(this::authTimedOut, server.config.authTimeoutMillis(), TimeUnit.MILLISECONDS);
         }
         long period = Math.max(10, Math.min(1_000, server.config.frameTimeoutMillis() / 4));
