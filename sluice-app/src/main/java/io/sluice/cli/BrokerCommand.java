@@ -53,6 +53,8 @@ final class BrokerCommand implements SluiceCli.Command {
                   wait.strategy [sleeping|blocking|yielding|busy_spin]  roll.cycle [hourly|...]
                   min.free.disk.bytes [67108864]  (journals refuse appends below this much free disk)
                   auth.token.file [none]   (or the SLUICE_AUTH_TOKEN environment variable)
+                  auth.max.frame.bytes [8192]  auth.timeout.ms [10000]  max.unauthenticated.connections [128]
+                  http.max.unauthenticated.connections [128]  http.header.timeout.ms [10000]
                   tls.cert.file, tls.key.file [none]   PEM certificate chain and PKCS#8 key: TLS on the binary port
                 """;
     }
@@ -103,6 +105,10 @@ final class BrokerCommand implements SluiceCli.Command {
                     .maxFetchWaitMillis(s.integer("max.fetch.wait.ms", 30_000))
                     .maxFetchBytes(s.integer("max.fetch.bytes", 1 << 20))
                     .shutdownTimeoutMillis(s.integer("shutdown.timeout.ms", 10_000))
+                    .authMaxFrameBytes(s.integer("auth.max.frame.bytes", BrokerServerConfig.DEFAULT_AUTH_MAX_FRAME_BYTES))
+                    .authTimeoutMillis(s.longValue("auth.timeout.ms", BrokerServerConfig.DEFAULT_AUTH_TIMEOUT_MILLIS))
+                    .maxUnauthenticatedConnections(s.integer("max.unauthenticated.connections",
+                            BrokerServerConfig.DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS))
                     .authToken(authToken(s))
                     .sslContext(tls(s))
                     .build();

@@ -24,6 +24,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.sluice.core.Broker;
 import io.sluice.core.SluiceException;
+import io.sluice.net.http.internal.AuthGate;
 import io.sluice.net.http.internal.BodyAggregator;
 import io.sluice.net.http.internal.ConnectionGuard;
 import io.sluice.net.http.internal.HttpApi;
@@ -109,9 +110,13 @@ public final class HttpIngestServer implements AutoCloseable {
                                 p.addLast("tls", ssl.newHandler(ch.alloc()));
                             }
                             ConnectionGuard guard = new ConnectionGuard(metrics, config.maxConnections(),
-                                    config.idleTimeoutMillis(), config.requestTimeoutMillis());
+                                    config.idleTimeoutMillis(), config.requestTimeoutMillis(), config.headerTimeoutMillis(),
+                                    config.auth() == null ? 0 : config.maxUnauthenticatedConnections());
                             p.addLast("guard", guard);
-                            p.addLast("codec", new HttpServerCodec());
+                            p.addLast("codec", new HttpServerCodec(HttpIngestConfig.MAX_INITIAL_LINE_BYTES,
+                                    HttpIngestConfig.MAX_HEADER_BYTES, 8192));
+                            // the token is checked on the headers, before anything below reads, inflates or holds a body
+                            p.addLast("auth", new AuthGate(config.auth(), guard));
                             // gzip/deflate bodies; one decompressed buffer never exceeds the body limit (bomb-safe)
                             p.addLast("inflate", new HttpContentDecompressor(config.maxBodyBytes()));
                             p.addLast("aggregator", new BodyAggregator(config.maxBodyBytes(), metrics));

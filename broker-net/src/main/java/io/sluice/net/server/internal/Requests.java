@@ -52,7 +52,8 @@ final class Requests {
                     conn.fail(seq, cid, SluiceException.Code.AUTHENTICATION_FAILED, "invalid token");
                 }
             }
-            case PRODUCE -> new ProduceOperation(conn, seq, cid, Produce.Request.decode(body)).start();
+            // record sizes are checked against maxEventSize from their length fields, before any record is decoded
+            case PRODUCE -> new ProduceOperation(conn, seq, cid, Produce.Request.decode(body, broker.config().maxEventSize())).start();
             case FETCH -> new FetchOperation(conn, seq, cid, clampFetch(conn, Fetch.Request.decode(body))).run();
             case LIST_OFFSETS -> {
                 ListOffsets.Request r = ListOffsets.Request.decode(body);
@@ -177,8 +178,12 @@ final class Requests {
                 try {
                     Consumer<ByteBuf> body = call.get();
                     conn.succeed(seq, cid, body);
-                } catch (RuntimeException e) {
+                } catch (RuntimeException | Error e) {
+                    // whatever fails, the request gets an answer (UNKNOWN for the unexpected): never a wedged connection
                     conn.fail(seq, cid, e);
+                    if (e instanceof VirtualMachineError fatal) {
+                        throw fatal;
+                    }
                 } finally {
                     conn.ctx().executor().execute(() -> conn.clearBarrier(barrier));
                 }

@@ -48,6 +48,11 @@ public final class ServerContext implements AutoCloseable {
         this.authenticator = config.authToken() == null ? null : TokenAuthenticator.of(config.authToken());
     }
 
+    /** The server's settings. */
+    public BrokerServerConfig config() {
+        return config;
+    }
+
     Producer producer(Acks acks) {
         return producers.get(acks);
     }
