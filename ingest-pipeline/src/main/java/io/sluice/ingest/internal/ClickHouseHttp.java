@@ -55,8 +55,9 @@ public final class ClickHouseHttp {
         this.client = b.build();
     }
 
+    /** The server's URL without credentials (for messages and logs). */
     public String url() {
-        return base.toString();
+        return io.sluice.ingest.IngestConfig.redact(base.toString());
     }
 
     /** Runs a statement or query and returns the raw body (put {@code FORMAT TabSeparated} in the SQL). */
@@ -168,7 +169,7 @@ public final class ClickHouseHttp {
 
     private IngestException transportError(IOException e, String sql) {
         boolean timedOut = e instanceof HttpTimeoutException;
-        return new IngestException("ClickHouse at " + base + (timedOut ? " timed out" : " unreachable") + " during ["
+        return new IngestException("ClickHouse at " + url() + (timedOut ? " timed out" : " unreachable") + " during ["
                 + abbreviate(sql) + "]: " + e, -1, false, true, e);
     }
 
