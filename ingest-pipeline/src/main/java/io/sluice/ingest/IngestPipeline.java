@@ -89,6 +89,11 @@ public final class IngestPipeline implements AutoCloseable {
         return journal != null ? journal.supervision().reason() : feeder.supervision().reason();
     }
 
+    /** How many times the pipeline's loop started again after a transient failure. */
+    public long restarts() {
+        return journal != null ? journal.supervision().restarts() : feeder.supervision().restarts();
+    }
+
     /**
      * What the pipeline promises about its rows, detected at start from the server and the table (null until
      * ClickHouse answered). Strategies other than journal: {@code async} at-most-once; the stream strategies
