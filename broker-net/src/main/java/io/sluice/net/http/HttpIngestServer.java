@@ -83,11 +83,20 @@ public final class HttpIngestServer implements AutoCloseable {
      *                    or null. Called on every scrape from an I/O thread: it must be cheap and non-blocking
      */
     public HttpIngestServer(HttpIngestConfig config, Broker broker, Supplier<? extends Map<String, ? extends Number>> extraGauges) {
+        this(config, broker, extraGauges, null);
+    }
+
+    /**
+     * @param health health of other components (a {@link HealthRegistry}), or null: {@code GET /health} answers 503
+     *               with their reasons when any is unhealthy. Called from an I/O thread: cheap and non-blocking
+     */
+    public HttpIngestServer(HttpIngestConfig config, Broker broker, Supplier<? extends Map<String, ? extends Number>> extraGauges,
+                            Supplier<Map<String, HealthRegistry.Health>> health) {
         this.config = Objects.requireNonNull(config, "config");
         Objects.requireNonNull(broker, "broker");
         SslContext ssl = config.tls() == null ? null : config.tls().newServerContext();
         BindCheck.warnIfExposedWithoutAuth("HTTP", config.bindAddress(), config.auth() != null);
-        this.api = new HttpApi(broker, config, metrics, extraGauges);
+        this.api = new HttpApi(broker, config, metrics, extraGauges, health);
 
         boolean epoll = Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();

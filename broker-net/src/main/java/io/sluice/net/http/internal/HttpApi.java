@@ -22,6 +22,8 @@ public final class HttpApi implements AutoCloseable {
     final HttpMetrics metrics;
     final NdjsonValidator validator;
     final Supplier<? extends Map<String, ? extends Number>> extraGauges;
+    /** Health of other components (ingest pipelines), or null. */
+    final Supplier<Map<String, io.sluice.net.http.HealthRegistry.Health>> health;
     private final EnumMap<Acks, Producer> producers = new EnumMap<>(Acks.class);
     /** Set once by the closing thread; I/O threads then answer new requests 503. */
     private volatile boolean closing;
@@ -43,6 +45,13 @@ public final class HttpApi implements AutoCloseable {
 
     public HttpApi(Broker broker, HttpIngestConfig config, HttpMetrics metrics,
                    Supplier<? extends Map<String, ? extends Number>> extraGauges) {
+        this(broker, config, metrics, extraGauges, null);
+    }
+
+    public HttpApi(Broker broker, HttpIngestConfig config, HttpMetrics metrics,
+                   Supplier<? extends Map<String, ? extends Number>> extraGauges,
+                   Supplier<Map<String, io.sluice.net.http.HealthRegistry.Health>> health) {
+        this.health = health;
         this.broker = broker;
         this.config = config;
         this.metrics = metrics;

@@ -271,11 +271,31 @@ public final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         return false;
     }
 
+    /**
+     * 200 {@code {"status":"ok"}} while the broker is open and every registered component is healthy; otherwise 503
+     * with {@code "status":"closed"} or {@code "failing"}. Registered components (ingest pipelines) are listed under
+     * {@code "components"} with their details (state, reason, guarantee).
+     */
     private void health(Exchange ex) {
-        boolean up = !api.broker.isClosed();
+        boolean open = !api.broker.isClosed();
+        Map<String, io.sluice.net.http.HealthRegistry.Health> components = api.health == null ? Map.of() : api.health.get();
+        boolean healthy = components.values().stream().allMatch(io.sluice.net.http.HealthRegistry.Health::healthy);
+        boolean up = open && healthy;
         ex.send(JsonResponses.json(ex.ctx.alloc(), up ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE, json -> {
             json.writeStartObject();
-            json.writeStringField("status", up ? "ok" : "closed");
+            json.writeStringField("status", !open ? "closed" : healthy ? "ok" : "failing");
+            if (!components.isEmpty()) {
+                json.writeObjectFieldStart("components");
+                for (Map.Entry<String, io.sluice.net.http.HealthRegistry.Health> c : components.entrySet()) {
+                    json.writeObjectFieldStart(c.getKey());
+                    json.writeBooleanField("healthy", c.getValue().healthy());
+                    for (Map.Entry<String, String> d : new java.util.TreeMap<>(c.getValue().details()).entrySet()) {
+                        json.writeStringField(d.getKey(), d.getValue());
+                    }
+                    json.writeEndObject();
+                }
+                json.writeEndObject();
+            }
             json.writeEndObject();
         }));
     }

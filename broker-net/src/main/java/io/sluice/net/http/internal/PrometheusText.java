@@ -68,10 +68,18 @@ public final class PrometheusText {
         if (gauges == null) {
             return;
         }
+        // names may carry labels (name{k="v"}); samples of one name share one HELP/TYPE (the map is sorted by name)
+        String[] family = {null};
         gauges.forEach((name, value) -> {
-            String safe = INVALID_NAME.matcher(name).replaceAll("_");
+            int brace = name.indexOf('{');
+            String safe = INVALID_NAME.matcher(brace < 0 ? name : name.substring(0, brace)).replaceAll("_");
+            String labels = brace < 0 ? "" : name.substring(brace);
             if (!safe.isEmpty() && !Character.isDigit(safe.charAt(0))) {
-                simple(safe, "gauge", "Reported by another Sluice component.", value.doubleValue());
+                if (!safe.equals(family[0])) {
+                    family(safe, "gauge", "Reported by another Sluice component.");
+                    family[0] = safe;
+                }
+                sample(safe, labels, value.doubleValue());
             }
         });
     }
