@@ -1,0 +1,64 @@
+package io.sluice.redis.internal;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.metrics.CommandLatencyRecorder;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.sluice.redis.RedisStreamsConfig;
+
+import java.time.Duration;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One Lettuce client per producer or consumer. Unless the application shares its own {@link ClientResources}, the
+ * client gets private ones sized for one connection: one Netty I/O thread and one computation thread, named
+ * {@code sluice-redis-<role>-...}, and no command-latency histograms (they cost CPU on every reply).
+ */
+public final class RedisClients implements AutoCloseable {
+    private final RedisClient client;
+    private final ClientResources ownResources;
+
+    public RedisClients(RedisStreamsConfig config, String role) {
+        ClientResources resources = config.clientResources();
+        if (resources == null) {
+            ownResources = DefaultClientResources.builder()
+                    .ioThreadPoolSize(1)
+                    .computationThreadPoolSize(1)
+                    .commandLatencyRecorder(CommandLatencyRecorder.disabled())
+                    .threadFactoryProvider(pool -> named("sluice-redis-" + role + "-" + pool))
+                    .build();
+            resources = ownResources;
+        } else {
+            ownResources = null;
+        }
+        RedisURI uri = RedisURI.create(config.uri());
+        uri.setTimeout(Duration.ofMillis(config.commandTimeoutMillis()));
+        client = RedisClient.create(resources, uri);
+        client.setOptions(ClientOptions.builder()
+                .autoReconnect(true)
+                // Lettuce's own queue never holds more than our in-flight bound (plus control commands)
+                .requestQueueSize(Math.max(64, config.maxInFlight() + 64))
+                .build());
+    }
+
+    public RedisClient client() {
+        return client;
+    }
+
+    private static ThreadFactory named(String prefix) {
+        // Netty's factory: FastThreadLocalThreads (Netty's buffers are cheaper on them), daemon, named prefix-<pool>-<n>
+        return new DefaultThreadFactory(prefix, true);
+    }
+
+    @Override
+    public void close() {
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(5));
+        if (ownResources != null) {
+            ownResources.shutdown(0, 5, TimeUnit.SECONDS);
+        }
+    }
+}
