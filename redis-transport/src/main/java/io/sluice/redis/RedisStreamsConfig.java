@@ -43,7 +43,7 @@ import java.util.Objects;
  * <tr><td>commandTimeoutMillis</td><td>10000</td><td>bound on every Redis reply (a blocking read: its block time plus
  *     this)</td></tr>
  * <tr><td>clientResources</td><td>null</td><td>share Lettuce's event loops between producers and consumers (the owner
- *     shuts them down); null: each producer/consumer has its own, with one I/O thread</td></tr>
+ *     shuts them down); null: each producer/consumer has its own (one connection, so one busy I/O thread)</td></tr>
  * </table>
  */
 public final class RedisStreamsConfig {

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One Lettuce client per producer or consumer. Unless the application shares its own {@link ClientResources}, the
- * client gets private ones sized for one connection: one Netty I/O thread and one computation thread, named
+ * client gets private ones sized for one connection: Netty I/O and computation pools of Lettuce's minimum size (2; threads start on first use, one connection uses one I/O thread), named
  * {@code sluice-redis-<role>-...}, and no command-latency histograms (they cost CPU on every reply).
  */
 public final class RedisClients implements AutoCloseable {
@@ -26,8 +26,8 @@ public final class RedisClients implements AutoCloseable {
         ClientResources resources = config.clientResources();
         if (resources == null) {
             ownResources = DefaultClientResources.builder()
-                    .ioThreadPoolSize(1)
-                    .computationThreadPoolSize(1)
+                    .ioThreadPoolSize(2)
+                    .computationThreadPoolSize(2)
                     .commandLatencyRecorder(CommandLatencyRecorder.disabled())
                     .threadFactoryProvider(pool -> named("sluice-redis-" + role + "-" + pool))
                     .build();

@@ -3,13 +3,11 @@ package io.sluice.redis.internal;
 import io.lettuce.core.XTrimArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.models.stream.PendingMessages;
 import io.sluice.redis.RedisStreamsConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -97,40 +95,10 @@ public final class Trimmer implements AutoCloseable {
     /** The smallest offset any group still needs (Long.MAX_VALUE without groups). */
     long groupsFloor(byte[] key) {
         long floor = Long.MAX_VALUE;
-        for (Object g : redis.xinfoGroups(key)) {
-            if (!(g instanceof List<?> fields)) {
-                continue;
-            }
-            byte[] name = null;
-            long pending = 0;
-            String lastDelivered = null;
-            for (int i = 0; i + 1 < fields.size(); i += 2) {
-                String field = text(fields.get(i));
-                Object value = fields.get(i + 1);
-                switch (field) {
-                    case "name" -> name = value instanceof byte[] b ? b : String.valueOf(value).getBytes(StandardCharsets.UTF_8);
-                    case "pending" -> pending = value instanceof Long l ? l : Long.parseLong(text(value));
-                    case "last-delivered-id" -> lastDelivered = text(value);
-                    default -> { }
-                }
-            }
-            if (name == null || lastDelivered == null) {
-                continue;
-            }
-            long groupFloor = EntryIds.toOffset(lastDelivered) + 1;
-            if (pending > 0) {
-                PendingMessages summary = redis.xpending(key, name);
-                if (summary.getCount() > 0 && summary.getMessageIds().getLower().getValue() != null) {
-                    groupFloor = Math.min(groupFloor, EntryIds.toOffset(summary.getMessageIds().getLower().getValue()));
-                }
-            }
-            floor = Math.min(floor, groupFloor);
+        for (GroupInfo g : GroupInfo.list(redis, key)) {
+            floor = Math.min(floor, g.floor(redis, key));
         }
         return floor;
-    }
-
-    private static String text(Object o) {
-        return o instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : String.valueOf(o);
     }
 
     public long runs() {
