@@ -16,6 +16,11 @@ public final class TrimState {
     private volatile long appended;
     /** The last MINID this producer trimmed to (trimmer thread only). */
     long trimmedTo = -1;
+    /**
+     * {@link #appended} at the last pass that reached its wanted cut or failed (trimmer thread only): a stream not
+     * written since is skipped. A pass held back by a group is retried every interval until the group catches up.
+     */
+    long settledAt = -1;
 
     TrimState(byte[] key, long maxLength) {
         this.key = key;
@@ -39,6 +44,10 @@ public final class TrimState {
      * to a step) appends ago; -1 while fewer than that were appended. Only this producer's appends are counted, so with
      * several producers a stream keeps more than {@code maxLength} entries, never fewer.
      */
+    long appendedCount() {
+        return appended;
+    }
+
     long lengthBoundary() {
         long n = appended;
         if (maxLength <= 0 || n <= maxLength) {

@@ -54,7 +54,7 @@ public final class Trimmer implements AutoCloseable {
         return streams.computeIfAbsent(key, k -> new TrimState(k.getBytes(StandardCharsets.UTF_8), config.trimMaxLength()));
     }
 
-    /** One pass over every stream written so far. Never throws: a failure is counted and logged. */
+    /** One pass over every stream written so far (skipping those not written since the last pass). Never throws: a failure is counted and logged. */
     public void run() {
         for (TrimState s : streams.values()) {
             try {
@@ -68,6 +68,11 @@ public final class Trimmer implements AutoCloseable {
     }
 
     private void trim(TrimState s) {
+        long appended = s.appendedCount();
+        if (appended == s.settledAt && config.trimMaxAge() == null) {
+            return; // nothing appended since a pass that did all it wanted (or failed): the length cut has not moved
+        }
+        s.settledAt = appended;
         long cut = s.lengthBoundary();
         if (config.trimMaxAge() != null) {
             cut = Math.max(cut, EntryIds.firstOffsetAt(clock.getAsLong() - config.trimMaxAge().toMillis()));
@@ -79,6 +84,7 @@ public final class Trimmer implements AutoCloseable {
             long floor = groupsFloor(s.key);
             if (floor < cut) {
                 heldByGroups.incrementAndGet();
+                s.settledAt = -1; // retry next pass: the group may have caught up by then
                 cut = floor;
             }
         }
