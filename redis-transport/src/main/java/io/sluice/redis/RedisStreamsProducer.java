@@ -82,7 +82,7 @@ public final class RedisStreamsProducer implements Producer {
 
     public RedisStreamsProducer(RedisStreamsConfig config) {
         this.config = config;
-        this.clients = new RedisClients(config, "producer");
+        this.clients = new RedisClients(config, "producer", true);
         this.connection = clients.client().connect(ByteArrayCodec.INSTANCE);
         boolean lingers = config.lingerMillis() > 0;
         connection.setAutoFlushCommands(!lingers);

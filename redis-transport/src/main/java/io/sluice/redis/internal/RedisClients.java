@@ -6,6 +6,9 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.metrics.CommandLatencyRecorder;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.NettyCustomizer;
+import io.netty.channel.Channel;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.sluice.redis.RedisStreamsConfig;
 
@@ -23,9 +26,28 @@ public final class RedisClients implements AutoCloseable {
     private final ClientResources ownResources;
 
     public RedisClients(RedisStreamsConfig config, String role) {
+        this(config, role, false);
+    }
+
+    /**
+     * @param consolidateFlushes put Netty's {@link FlushConsolidationHandler} in front of the socket (private resources
+     *                           only): flushes requested while the event loop still has writes queued become one
+     *                           {@code writev} — smart batching of the producer's per-send flushes under load, with no
+     *                           delay when idle
+     */
+    public RedisClients(RedisStreamsConfig config, String role, boolean consolidateFlushes) {
         ClientResources resources = config.clientResources();
         if (resources == null) {
-            ownResources = DefaultClientResources.builder()
+            DefaultClientResources.Builder builder = DefaultClientResources.builder();
+            if (consolidateFlushes) {
+                builder.nettyCustomizer(new NettyCustomizer() {
+                    @Override
+                    public void afterChannelInitialized(Channel channel) {
+                        channel.pipeline().addFirst("sluice-flush-consolidation", new FlushConsolidationHandler(256, true));
+                    }
+                });
+            }
+            ownResources = builder
                     .ioThreadPoolSize(2)
                     .computationThreadPoolSize(2)
                     .commandLatencyRecorder(CommandLatencyRecorder.disabled())
