@@ -51,6 +51,8 @@ class ConsumerTakeoverTest {
             });
             assertThat(survivor.claimedEntries()).isEqualTo(50);
         }
+        System.out.printf("[reliability] consumer SIGKILL mid-batch: sent %d, processed %d, duplicated %d%n", total, seen.size(),
+                seen.values().stream().mapToInt(n -> n - 1).sum());
         assertThat(seen.values()).allMatch(n -> n == 1);
         assertThat(RedisStreamsRoundTripTest.pendingCount(redis, cfg.streamKey("jobs", 0), "workers")).isZero();
     }

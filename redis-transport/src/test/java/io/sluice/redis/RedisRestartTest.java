@@ -70,6 +70,8 @@ class RedisRestartTest {
             }
         }
         assertThat(acknowledged).isNotEmpty();
+        System.out.printf("[reliability] Redis SIGKILL + restart (AOF, appendfsync always): acknowledged %d, failed %d, present %d%n",
+                acknowledged.size(), failed.get(), stored.size());
         Set<String> lost = new HashSet<>(acknowledged);
         lost.removeAll(stored);
         assertThat(lost).as("acknowledged but not in the stream after the restart (%d sends failed)", failed.get()).isEmpty();

@@ -3,6 +3,7 @@ package io.sluice.redis.internal;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.metrics.CommandLatencyRecorder;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
@@ -30,12 +31,14 @@ public final class RedisClients implements AutoCloseable {
     }
 
     /**
-     * @param consolidateFlushes put Netty's {@link FlushConsolidationHandler} in front of the socket (private resources
-     *                           only): flushes requested while the event loop still has writes queued become one
-     *                           {@code writev} — smart batching of the producer's per-send flushes under load, with no
-     *                           delay when idle
+     * @param producer for a producer: (1) Netty's {@link FlushConsolidationHandler} in front of the socket (private
+     *                 resources only): flushes requested while the event loop still has writes queued become one
+     *                 {@code writev} — smart batching of per-send flushes under load, with no delay when idle; (2) every
+     *                 command fails after {@code commandTimeoutMillis} (a send is never left hanging). A consumer bounds
+     *                 its own waits instead (its blocking reads outlast the command timeout).
      */
-    public RedisClients(RedisStreamsConfig config, String role, boolean consolidateFlushes) {
+    public RedisClients(RedisStreamsConfig config, String role, boolean producer) {
+        boolean consolidateFlushes = producer;
         ClientResources resources = config.clientResources();
         if (resources == null) {
             DefaultClientResources.Builder builder = DefaultClientResources.builder();
@@ -64,6 +67,8 @@ public final class RedisClients implements AutoCloseable {
                 .autoReconnect(true)
                 // Lettuce's own queue never holds more than our in-flight bound (plus control commands)
                 .requestQueueSize(Math.max(64, config.maxInFlight() + 64))
+                .timeoutOptions(producer ? TimeoutOptions.enabled(Duration.ofMillis(config.commandTimeoutMillis()))
+                        : TimeoutOptions.builder().timeoutCommands(false).build())
                 .build());
     }
 
