@@ -37,6 +37,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -565,6 +566,9 @@ public final class RedisStreamsConsumer implements Consumer {
         } catch (ExecutionException e) {
             Throwable c = e.getCause();
             throw new SluiceException(SluiceException.Code.UNKNOWN, "Redis command failed: " + c.getMessage(), c);
+        } catch (CancellationException e) {
+            // Lettuce cancels commands it will not re-send when the connection drops
+            throw new SluiceException(SluiceException.Code.UNKNOWN, "Redis command cancelled (connection lost); entries it may have delivered stay pending and are claimed again", e);
         } catch (TimeoutException e) {
             f.cancel(true);
             throw new SluiceException(SluiceException.Code.TIMEOUT, "no reply from Redis within " + (config.commandTimeoutMillis() + extraMillis) + " ms");

@@ -17,6 +17,9 @@ import io.sluice.bench.server.RedisServer;
 import io.lettuce.core.metrics.CommandLatencyRecorder;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.NettyCustomizer;
+import io.netty.channel.Channel;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.sluice.redis.RedisStreamsConfig;
 import org.HdrHistogram.Histogram;
 
@@ -83,7 +86,7 @@ public final class RedisE2eScenario implements Scenario {
                 + CONSUMERS + " `RedisStreamsConsumer`s in one group, each on its own thread: `poll(50 ms)` (XREADGROUP COUNT 500 BLOCK 50) "
                 + "then `commitAsync()` (the XACK is written in front of the next read).");
         notes.add("Baseline: " + BASELINE + ": the publisher thread calls Lettuce `XADD key MAXLEN ~ 10000 * data <envelope>` on one "
-                + "auto-flushing connection (same 4,096 in-flight bound), and " + CONSUMERS + " raw Lettuce readers do `XREADGROUP "
+                + "auto-flushing connection (same 4,096 in-flight bound, same Netty flush consolidation, no latency histograms), and " + CONSUMERS + " raw Lettuce readers do `XREADGROUP "
                 + "COUNT 500 BLOCK 50` with the XACK pipelined in front of the next read — the same commands, no Sluice code. Its "
                 + "inline MAXLEN trims whether or not the group read the entries.");
         notes.add("Latency = receive time − the envelope's actual send time (the reference's receiveTime − publishTime). The "
@@ -104,8 +107,15 @@ public final class RedisE2eScenario implements Scenario {
         Envelope envelope = new Envelope(1024, 42);
         try (RedisServer server = RedisServer.start(o.workDir())) {
             notes.add("redis-server " + redisVersion(server) + " on 127.0.0.1:" + server.port() + ", no persistence.");
+            // tuned like the transport's: no latency histograms, and Netty's flush consolidation in front of the socket
             ClientResources rawResources = DefaultClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(2)
-                    .commandLatencyRecorder(CommandLatencyRecorder.disabled()).build();
+                    .commandLatencyRecorder(CommandLatencyRecorder.disabled())
+                    .nettyCustomizer(new NettyCustomizer() {
+                        @Override
+                        public void afterChannelInitialized(Channel channel) {
+                            channel.pipeline().addFirst(new FlushConsolidationHandler(256, true));
+                        }
+                    }).build();
             RedisClient client = RedisClient.create(rawResources, server.uri());
             try {
                 RedisStreamsConfig config = RedisStreamsConfig.builder(server.uri()).keyPrefix("bench:").trimMaxLength(10_000).build();
