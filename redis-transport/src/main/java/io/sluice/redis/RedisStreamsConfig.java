@@ -42,6 +42,8 @@ import java.util.Objects;
  *     dead-letter stream instead (0: never)</td></tr>
  * <tr><td>commandTimeoutMillis</td><td>10000</td><td>bound on every Redis reply (a blocking read: its block time plus
  *     this)</td></tr>
+ * <tr><td>asyncCommitLingerMillis</td><td>0</td><td>consumer: {@code commitAsync} acknowledgements wait up to this long
+ *     to go out as one {@code XACK} (0: each with the next read)</td></tr>
  * <tr><td>clientResources</td><td>null</td><td>share Lettuce's event loops between producers and consumers (the owner
  *     shuts them down); null: each producer/consumer has its own (one connection, so one busy I/O thread)</td></tr>
  * </table>
@@ -63,6 +65,7 @@ public final class RedisStreamsConfig {
     private final long claimIntervalMillis;
     private final int maxDeliveries;
     private final long commandTimeoutMillis;
+    private final long asyncCommitLingerMillis;
     private final ClientResources clientResources;
 
     private RedisStreamsConfig(Builder b) {
@@ -82,6 +85,7 @@ public final class RedisStreamsConfig {
         this.claimIntervalMillis = b.claimIntervalMillis;
         this.maxDeliveries = b.maxDeliveries;
         this.commandTimeoutMillis = b.commandTimeoutMillis;
+        this.asyncCommitLingerMillis = b.asyncCommitLingerMillis;
         this.clientResources = b.clientResources;
     }
 
@@ -105,6 +109,7 @@ public final class RedisStreamsConfig {
     public long claimIntervalMillis() { return claimIntervalMillis; }
     public int maxDeliveries() { return maxDeliveries; }
     public long commandTimeoutMillis() { return commandTimeoutMillis; }
+    public long asyncCommitLingerMillis() { return asyncCommitLingerMillis; }
     public ClientResources clientResources() { return clientResources; }
 
     /** True when the producer trims at all. */
@@ -139,6 +144,7 @@ public final class RedisStreamsConfig {
         private long claimIntervalMillis = 1_000;
         private int maxDeliveries = 5;
         private long commandTimeoutMillis = 10_000;
+        private long asyncCommitLingerMillis = 0;
         private ClientResources clientResources;
 
         public Builder uri(String v) { this.uri = v; return this; }
@@ -160,6 +166,8 @@ public final class RedisStreamsConfig {
         public Builder claimIntervalMillis(long v) { this.claimIntervalMillis = v; return this; }
         public Builder maxDeliveries(int v) { this.maxDeliveries = v; return this; }
         public Builder commandTimeoutMillis(long v) { this.commandTimeoutMillis = v; return this; }
+        /** How long {@code commitAsync} acknowledgements may wait to travel together (0: with the next read). */
+        public Builder asyncCommitLingerMillis(long v) { this.asyncCommitLingerMillis = v; return this; }
         public Builder clientResources(ClientResources v) { this.clientResources = v; return this; }
 
         public RedisStreamsConfig build() {
@@ -185,6 +193,7 @@ public final class RedisStreamsConfig {
             require("claimIntervalMillis", claimIntervalMillis, 1, Long.MAX_VALUE);
             require("maxDeliveries", maxDeliveries, 0, Integer.MAX_VALUE);
             require("commandTimeoutMillis", commandTimeoutMillis, 1, Long.MAX_VALUE);
+            require("asyncCommitLingerMillis", asyncCommitLingerMillis, 0, 60_000);
             return new RedisStreamsConfig(this);
         }
 

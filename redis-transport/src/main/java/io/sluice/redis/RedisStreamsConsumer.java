@@ -103,6 +103,9 @@ public final class RedisStreamsConsumer implements Consumer {
     private SluiceException asyncCommitFailure;
     private String[] claimCursors = new String[0];
     private long nextClaimNanos;
+    /** When the oldest commitAsync acknowledgement still held back was queued (System.nanoTime), or -1. */
+    private long asyncAcksSinceNanos = -1;
+    private int asyncAcksQueued;
     private long deadLettered;
     private long claimed;
     private boolean closed;
@@ -227,7 +230,9 @@ public final class RedisStreamsConsumer implements Consumer {
         for (int i = 0; i < keys.length; i++) {
             offsets[i] = grouped ? XReadArgs.StreamOffset.lastConsumed(keys[i]) : XReadArgs.StreamOffset.from(keys[i], positions[i]);
         }
-        sendQueuedAcks();
+        if (asyncAcksDue()) {
+            sendQueuedAcks();
+        }
         RedisFuture<List<StreamMessage<byte[], byte[]>>> read = grouped ? redis.xreadgroup(member, args, offsets) : redis.xread(args, offsets);
         connection.flushCommands();
         List<StreamMessage<byte[], byte[]>> messages = await(read, blockMillis);
@@ -387,10 +392,16 @@ public final class RedisStreamsConsumer implements Consumer {
 
     /**
      * Queues an {@code XACK} of every entry given so far; it is sent in front of the next {@link #poll} (in the same
-     * write) or by {@link #close}. A failure is thrown by the next {@link #commitSync} or poll.
+     * write) — or, with {@code asyncCommitLingerMillis > 0}, in front of the first read after that long (or once a
+     * poll's worth is queued), one XACK for many polls — or by {@link #commitSync} or {@link #close}. A failure is
+     * thrown by the next {@link #commitSync} or poll. Entries not yet acknowledged are redelivered if this member dies.
      */
     public void commitAsync() {
         requireGroup();
+        if (uncommittedCount > 0 && asyncAcksSinceNanos < 0) {
+            asyncAcksSinceNanos = System.nanoTime();
+        }
+        asyncAcksQueued += uncommittedCount;
         queueAll();
     }
 
@@ -412,7 +423,21 @@ public final class RedisStreamsConsumer implements Consumer {
         throwAsyncFailure();
     }
 
+    /**
+     * Whether the acknowledgements queued by {@link #commitAsync} go out with this read: always with
+     * {@code asyncCommitLingerMillis = 0}; otherwise once the oldest has waited that long or a poll's worth is queued.
+     */
+    private boolean asyncAcksDue() {
+        if (asyncAcksSinceNanos < 0) {
+            return true;
+        }
+        return config.asyncCommitLingerMillis() == 0 || asyncAcksQueued >= consumerConfig.maxPollRecords()
+                || System.nanoTime() - asyncAcksSinceNanos >= TimeUnit.MILLISECONDS.toNanos(config.asyncCommitLingerMillis());
+    }
+
     private void sendQueuedAcks() {
+        asyncAcksSinceNanos = -1;
+        asyncAcksQueued = 0;
         for (int i = 0; i < keys.length; i++) {
             List<String> ids = queuedAcks.get(i);
             if (!ids.isEmpty()) {

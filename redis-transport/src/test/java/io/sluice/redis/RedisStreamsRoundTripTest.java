@@ -129,6 +129,40 @@ class RedisStreamsRoundTripTest {
         }
     }
 
+    @Test
+    void commitAsyncAcknowledgementsGoOutWithALaterReadOrOnClose(RedisServer redis) {
+        RedisStreamsConfig cfg = config(redis).asyncCommitLingerMillis(50).build();
+        String key = cfg.streamKey("async", 0);
+        try (RedisStreamsProducer producer = new RedisStreamsProducer(cfg)) {
+            for (int i = 0; i < 20; i++) {
+                producer.send(ProducerRecord.of("async", null, "v" + i));
+            }
+            producer.flush();
+            try (RedisStreamsConsumer consumer = new RedisStreamsConsumer(cfg, ConsumerConfig.builder().groupId("g")
+                    .offsetReset(OffsetReset.EARLIEST).maxPollRecords(10).build())) {
+                consumer.subscribe("async");
+                List<ConsumerRecord> first = new ArrayList<>();
+                Await.until("a first batch", Duration.ofSeconds(30), () -> first.addAll(consumer.poll(Duration.ofMillis(100))));
+                consumer.commitAsync();
+                Await.until("the first batch acknowledged by a later read", Duration.ofSeconds(30), () -> {
+                    consumer.poll(Duration.ofMillis(20));
+                    return countPendingOf(redis, key, first) == 0;
+                });
+                consumer.commitAsync();
+            }
+            assertThat(pendingCount(redis, key, "g")).isZero();
+        }
+    }
+
+    /** How many of these records are still pending in group g. */
+    private static long countPendingOf(RedisServer redis, String key, List<ConsumerRecord> records) {
+        try (var client = new io.sluice.redis.internal.RedisClients(RedisStreamsConfig.builder(redis.url()).build(), "test");
+             var c = client.client().connect(io.lettuce.core.codec.StringCodec.UTF8)) {
+            return c.sync().xpending(key, "g", io.lettuce.core.Range.create("-", "+"), io.lettuce.core.Limit.from(1000)).stream()
+                    .filter(p -> records.stream().anyMatch(r -> r.entryId().equals(p.getId()))).count();
+        }
+    }
+
     static long pendingCount(RedisServer redis, String key, String group) {
         // XPENDING summary's first element is the count; read it through a consumer-free path
         try (var client = new io.sluice.redis.internal.RedisClients(RedisStreamsConfig.builder(redis.url()).build(), "test");

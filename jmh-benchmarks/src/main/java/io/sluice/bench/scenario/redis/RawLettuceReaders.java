@@ -19,10 +19,12 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The baseline's receivers, tuned like Sluice's consumer: members of one group, each on its own connection and
- * thread, {@code XREADGROUP COUNT 500 BLOCK 50 … >}, with the XACK of a batch written in front of the next read.
+ * thread, {@code XREADGROUP COUNT 500 BLOCK 50 … >}, with the acknowledgements of the last 10 ms (or 500 entries) sent as
+ * one XACK in front of a read — what the transport's {@code commitAsync} does with {@code asyncCommitLingerMillis = 10}.
  */
 final class RawLettuceReaders implements Receivers {
     private static final byte[] GROUP = TransportReceivers.GROUP.getBytes(StandardCharsets.UTF_8);
+    private static final long ACK_LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(TransportReceivers.ACK_LINGER_MILLIS);
     private final byte[] stream;
     private final List<Thread> threads = new ArrayList<>();
     private final List<StatefulRedisConnection<byte[], byte[]>> connections = new ArrayList<>();
@@ -48,25 +50,31 @@ final class RawLettuceReaders implements Receivers {
     private void loop(StatefulRedisConnection<byte[], byte[]> conn, Consumer<byte[]> me, Tally tally, Histogram h) {
         RedisAsyncCommands<byte[], byte[]> redis = conn.async();
         XReadArgs args = XReadArgs.Builder.count(500).block(50);
-        String[] toAck = null;
+        List<String> toAck = new ArrayList<>();
+        long ackSince = -1;
         try {
             while (!stopped) {
-                RedisFuture<Long> ack = toAck == null ? null : redis.xack(stream, GROUP, toAck);
+                boolean due = !toAck.isEmpty() && (toAck.size() >= 500 || System.nanoTime() - ackSince >= ACK_LINGER_NANOS);
+                RedisFuture<Long> ack = due ? redis.xack(stream, GROUP, toAck.toArray(new String[0])) : null;
+                if (due) {
+                    toAck.clear();
+                    ackSince = -1;
+                }
                 RedisFuture<List<StreamMessage<byte[], byte[]>>> read = redis.xreadgroup(me, args, XReadArgs.StreamOffset.lastConsumed(stream));
                 conn.flushCommands();
                 List<StreamMessage<byte[], byte[]>> batch = read.get(10, TimeUnit.SECONDS);
                 if (ack != null) {
                     ack.get(10, TimeUnit.SECONDS);
                 }
-                toAck = null;
                 if (batch.isEmpty()) {
                     continue;
                 }
                 long now = System.nanoTime();
-                toAck = new String[batch.size()];
-                int i = 0;
+                if (ackSince < 0) {
+                    ackSince = now;
+                }
                 for (StreamMessage<byte[], byte[]> m : batch) {
-                    toAck[i++] = m.getId();
+                    toAck.add(m.getId());
                     tally.received(m.getBody().values().iterator().next(), now, h);
                 }
             }

@@ -84,10 +84,10 @@ public final class RedisE2eScenario implements Scenario {
                 + "connection, each flushed at once; at most 4,096 in flight) to topic stream `bench:{<run>}:0`; trimming "
                 + "`trimMaxLength = 10,000` runs behind the consumer group (never removes an entry the group has not acknowledged). "
                 + CONSUMERS + " `RedisStreamsConsumer`s in one group, each on its own thread: `poll(50 ms)` (XREADGROUP COUNT 500 BLOCK 50) "
-                + "then `commitAsync()` (the XACK is written in front of the next read).");
+                + "then `commitAsync()` (`asyncCommitLingerMillis = 10`: the acknowledgements of up to 10 ms go out as one XACK in front of a read).");
         notes.add("Baseline: " + BASELINE + ": the publisher thread calls Lettuce `XADD key MAXLEN ~ 10000 * data <envelope>` on one "
                 + "auto-flushing connection (same 4,096 in-flight bound, same Netty flush consolidation, no latency histograms), and " + CONSUMERS + " raw Lettuce readers do `XREADGROUP "
-                + "COUNT 500 BLOCK 50` with the XACK pipelined in front of the next read — the same commands, no Sluice code. Its "
+                + "COUNT 500 BLOCK 50` with the acknowledgements of up to 10 ms sent as one XACK in front of a read — the same commands, no Sluice code. Its "
                 + "inline MAXLEN trims whether or not the group read the entries.");
         notes.add("Latency = receive time − the envelope's actual send time (the reference's receiveTime − publishTime). The "
                 + "load generator paces with `LockSupport.parkNanos` (no spinning) at the reference's own throughput for each "
@@ -118,7 +118,8 @@ public final class RedisE2eScenario implements Scenario {
                     }).build();
             RedisClient client = RedisClient.create(rawResources, server.uri());
             try {
-                RedisStreamsConfig config = RedisStreamsConfig.builder(server.uri()).keyPrefix("bench:").trimMaxLength(10_000).build();
+                RedisStreamsConfig config = RedisStreamsConfig.builder(server.uri()).keyPrefix("bench:").trimMaxLength(10_000)
+                        .asyncCommitLingerMillis(TransportReceivers.ACK_LINGER_MILLIS).build();
                 Runner runner = new Runner(client, envelope);
                 try (TransportPublisher p = new TransportPublisher(config)) {
                     Side side = new Side("sluice", p, (topic, tally) -> new TransportReceivers(config, topic, CONSUMERS, tally));

@@ -15,10 +15,12 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Sluice's receiving side: {@code consumers} {@link RedisStreamsConsumer}s subscribed to the run's topic in one
  * group, each polling on its own thread ({@code poll(50 ms)}: XREADGROUP … BLOCK 50) and committing with
- * {@code commitAsync()} (the XACK travels with the next read).
+ * {@code commitAsync()} (the XACKs of up to 10 ms travel as one, in front of a read: {@code asyncCommitLingerMillis = 10}).
  */
 final class TransportReceivers implements Receivers {
     static final String GROUP = "bench-group";
+    /** commitAsync acknowledgements travel together for up to this long (RedisStreamsConfig.asyncCommitLingerMillis). */
+    static final long ACK_LINGER_MILLIS = 10;
     private final List<RedisStreamsConsumer> consumers = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
