@@ -92,7 +92,11 @@ public final class RedisE2eScenario implements Scenario {
         notes.add("Latency = receive time − the envelope's actual send time (the reference's receiveTime − publishTime). The "
                 + "load generator paces with `LockSupport.parkNanos` (no spinning) at the reference's own throughput for each "
                 + "count; \"send lateness\" is how far behind its schedule it ran (a stalled send shows there). " + iterations
-                + " measured iterations per count after 1 warm-up of 2,000 messages (the reference: 3 + 1).");
+                + " measured iterations per count (the reference: 3 + 1 warm-up).");
+        notes.add("Each side's producer and two consumers share one set of Lettuce resources (2 I/O threads; "
+                + "`RedisStreamsConfig.clientResources` for Sluice), built alike: no command-latency histograms, Netty's "
+                + "flush consolidation in front of each socket. Warm-up: 2 × 5,000 messages per side; then the measured runs "
+                + "alternate Sluice, raw, Sluice, raw … so both see the same machine.");
         notes.add("CPU = this JVM's CPU time over the run minus the load generator's thread and the heap sampler, in % of one "
                 + "core: the producer, Lettuce's I/O threads, the consumers (Redis excluded). Heap = the whole benchmark JVM's "
                 + "(peak sampled every 10 ms, garbage included; and after a full GC).");
@@ -107,43 +111,41 @@ public final class RedisE2eScenario implements Scenario {
         Envelope envelope = new Envelope(1024, 42);
         try (RedisServer server = RedisServer.start(o.workDir())) {
             notes.add("redis-server " + redisVersion(server) + " on 127.0.0.1:" + server.port() + ", no persistence.");
-            // tuned like the transport's: no latency histograms, and Netty's flush consolidation in front of the socket
-            ClientResources rawResources = DefaultClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(2)
-                    .commandLatencyRecorder(CommandLatencyRecorder.disabled())
-                    .nettyCustomizer(new NettyCustomizer() {
-                        @Override
-                        public void afterChannelInitialized(Channel channel) {
-                            channel.pipeline().addFirst(new FlushConsolidationHandler(256, true));
-                        }
-                    }).build();
+            // both sides: Lettuce resources without latency histograms, Netty's flush consolidation in front of each socket,
+            // 2 I/O threads shared by the side's 3 connections (each side has its own)
+            ClientResources rawResources = benchResources();
+            ClientResources sluiceResources = benchResources();
             RedisClient client = RedisClient.create(rawResources, server.uri());
             try {
                 RedisStreamsConfig config = RedisStreamsConfig.builder(server.uri()).keyPrefix("bench:").trimMaxLength(10_000)
-                        .asyncCommitLingerMillis(TransportReceivers.ACK_LINGER_MILLIS).build();
+                        .asyncCommitLingerMillis(TransportReceivers.ACK_LINGER_MILLIS).clientResources(sluiceResources).build();
                 Runner runner = new Runner(client, envelope);
-                try (TransportPublisher p = new TransportPublisher(config)) {
-                    Side side = new Side("sluice", p, (topic, tally) -> new TransportReceivers(config, topic, CONSUMERS, tally));
-                    runner.run(side, 2_000, 5_000.0);
-                    for (int count : counts) {
-                        sluice.put(count, runner.repeat(side, count, rate(count), iterations));
-                    }
-                    sluiceTenX = runner.repeat(side, tenXCount, TEN_X_RATE, iterations);
-                    notes.add(String.format("Sluice's trimmer: %,d passes, %,d entries trimmed, %,d passes held back by a group "
-                            + "that had not acknowledged older entries.", p.producer().trimRuns(), p.producer().trimmedEntries(),
-                            p.producer().trimsHeldByGroups()));
-                }
-                try (RawLettucePublisher p = new RawLettucePublisher(client, "raw:")) {
-                    Side side = new Side("raw", p, (topic, tally) -> new RawLettuceReaders(client,
+                try (TransportPublisher tp = new TransportPublisher(config);
+                     RawLettucePublisher rp = new RawLettucePublisher(client, "raw:")) {
+                    Side s = new Side("sluice", tp, (topic, tally) -> new TransportReceivers(config, topic, CONSUMERS, tally));
+                    Side r = new Side("raw", rp, (topic, tally) -> new RawLettuceReaders(client,
                             RawLettucePublisher.streamKey("raw:", topic), CONSUMERS, tally));
-                    runner.run(side, 2_000, 5_000.0);
-                    for (int count : counts) {
-                        raw.put(count, runner.repeat(side, count, rate(count), iterations));
+                    // warm both up, then alternate Sluice and raw run by run so that both see the same machine
+                    for (int w = 0; w < 2; w++) {
+                        runner.run(s, 5_000, 5_000.0);
+                        runner.run(r, 5_000, 5_000.0);
                     }
-                    rawTenX = runner.repeat(side, tenXCount, TEN_X_RATE, iterations);
+                    for (int count : counts) {
+                        runner.alternate(s, r, count, rate(count), iterations, sluice, raw);
+                    }
+                    Map<Integer, List<E2eRun>> s10 = new LinkedHashMap<>();
+                    Map<Integer, List<E2eRun>> r10 = new LinkedHashMap<>();
+                    runner.alternate(s, r, tenXCount, TEN_X_RATE, iterations, s10, r10);
+                    sluiceTenX = s10.get(tenXCount);
+                    rawTenX = r10.get(tenXCount);
+                    notes.add(String.format("Sluice's trimmer: %,d passes, %,d entries trimmed, %,d passes held back by a group "
+                            + "that had not acknowledged older entries.", tp.producer().trimRuns(), tp.producer().trimmedEntries(),
+                            tp.producer().trimsHeldByGroups()));
                 }
             } finally {
                 client.shutdown();
                 rawResources.shutdown();
+                sluiceResources.shutdown();
             }
         }
         PercentilePlot plot = new PercentilePlot("redis-e2e-latency.svg", "redis-e2e: publish→receive latency at the reference's load", "ms", 1e6);
@@ -181,6 +183,17 @@ public final class RedisE2eScenario implements Scenario {
                 median(rawTenX, r -> r.millis(r.latency().getValueAtPercentile(99))), null);
         charts.add(bars);
         return new ScenarioResult(name(), title(), reference(), tables, charts, notes, 0);
+    }
+
+    private static ClientResources benchResources() {
+        return DefaultClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(2)
+                .commandLatencyRecorder(CommandLatencyRecorder.disabled())
+                .nettyCustomizer(new NettyCustomizer() {
+                    @Override
+                    public void afterChannelInitialized(Channel channel) {
+                        channel.pipeline().addFirst(new FlushConsolidationHandler(256, true));
+                    }
+                }).build();
     }
 
     private static Table table(String title, List<E2eRun> s, List<E2eRun> b, double[] ref, String p99Goal, String cpuGoal, String heapGoal) {
@@ -277,12 +290,17 @@ public final class RedisE2eScenario implements Scenario {
             this.envelope = envelope;
         }
 
-        List<E2eRun> repeat(Side side, int count, Double rate, int iterations) throws Exception {
-            List<E2eRun> runs = new ArrayList<>();
+        /** {@code iterations} runs of each side, alternating (a, b, a, b, ...). */
+        void alternate(Side a, Side b, int count, Double rate, int iterations, Map<Integer, List<E2eRun>> aRuns,
+                       Map<Integer, List<E2eRun>> bRuns) throws Exception {
+            List<E2eRun> as = new ArrayList<>();
+            List<E2eRun> bs = new ArrayList<>();
             for (int i = 0; i < iterations; i++) {
-                runs.add(run(side, count, rate));
+                as.add(run(a, count, rate));
+                bs.add(run(b, count, rate));
             }
-            return runs;
+            aRuns.put(count, as);
+            bRuns.put(count, bs);
         }
 
         E2eRun run(Side side, int count, Double rate) throws Exception {
