@@ -149,10 +149,10 @@ public final class RedisStreamsProducer implements Producer {
 
     @Override
     public long trySend(ProducerRecord record, SendCallback callback) {
-        int partition = validate(record);
         if (closed.get()) {
             return CLOSED;
         }
+        int partition = validate(record);
         if (!inFlight.tryAcquire()) {
             return BACK_PRESSURED;
         }
