@@ -88,7 +88,7 @@ public final class GroupAdmin {
      * Computes where {@code spec} moves the group on every partition of {@code topic} and, if {@code execute}, commits
      * it. Without {@code execute} nothing changes (a dry run, the default of the CLI).
      *
-     * @throws SluiceException.GroupNotEmptyException   when executing while the group has live members
+     * @throws SluiceException.NonEmptyGroupException   when executing while the group has live members
      * @throws SluiceException.UnknownTopicException    if the topic does not exist
      * @throws SluiceException.InvalidConfigException   if the group consumes another topic
      */

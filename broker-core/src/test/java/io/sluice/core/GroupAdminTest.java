@@ -102,7 +102,7 @@ class GroupAdminTest {
         assertThat(broker.groups().committed("billing", new TopicPartition("jobs", 0))).hasValue(10);
 
         assertThatThrownBy(() -> admin.resetOffsets("billing", "jobs", OffsetResetSpec.toEarliest(), true))
-                .isInstanceOf(SluiceException.GroupNotEmptyException.class)
+                .isInstanceOf(SluiceException.NonEmptyGroupException.class)
                 .hasMessageContaining("live member");
         assertThat(broker.groups().committed("billing", new TopicPartition("jobs", 0))).hasValue(10);
 

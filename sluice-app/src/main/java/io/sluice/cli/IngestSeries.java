@@ -16,10 +16,6 @@ import java.util.function.ToDoubleFunction;
  * how many events of its topic it has not landed yet, rows landed, retries and dead letters. Read on each scrape.
  */
 final class IngestSeries {
-    /** The states a pipeline reports through {@code sluice_ingest_up}. */
-    static final String RUNNING = "running";
-    static final String FAILED = "failed";
-
     private IngestSeries() {
     }
 
@@ -42,14 +38,14 @@ final class IngestSeries {
         return groupLag + (inFlight == null ? 0 : inFlight.longValue());
     }
 
-    static String state(IngestPipeline p) {
-        return p.failure() == null ? RUNNING : FAILED;
+    static boolean up(IngestPipeline p) {
+        return p.state() == io.sluice.ingest.PipelineState.RUNNING;
     }
 
     static void register(MetricsRegistry registry, Broker broker, List<IngestPipeline> pipelines) {
         List<String> labels = List.of("pipeline", "topic", "table", "strategy");
-        registry.gauges("sluice_ingest_up", "1 while the ingest pipeline runs, 0 once it stopped on an error (see the log).",
-                labels, s -> pipelines.forEach(p -> s.sample(state(p).equals(RUNNING) ? 1 : 0, labelValues(p))));
+        registry.gauges("sluice_ingest_up", "1 while the ingest pipeline runs, 0 while it restarts or after it failed (sluice_ingest_state says which).",
+                labels, s -> pipelines.forEach(p -> s.sample(up(p) ? 1 : 0, labelValues(p))));
         registry.gauges("sluice_ingest_behind_events", "Events of the topic not yet landed in ClickHouse nor dead-lettered.",
                 labels, s -> pipelines.forEach(p -> s.sample(behind(broker, p), labelValues(p))));
         counter(registry, pipelines, "sluice_ingest_rows_total", "Rows the pipeline landed in ClickHouse.", "rows_inserted");

@@ -24,6 +24,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.sluice.core.Broker;
 import io.sluice.core.SluiceException;
+import io.sluice.net.http.internal.AuthGate;
 import io.sluice.net.http.internal.BodyAggregator;
 import io.sluice.net.http.internal.ConnectionGuard;
 import io.sluice.net.http.internal.HttpApi;
@@ -39,6 +40,8 @@ import org.slf4j.LoggerFactory;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Supplier;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -86,6 +89,15 @@ public final class HttpIngestServer implements AutoCloseable {
      *                 private registry.
      */
     public HttpIngestServer(HttpIngestConfig config, Broker broker, MetricsRegistry registry) {
+        this(config, broker, registry, null);
+    }
+
+    /**
+     * @param health health of other components (a {@link HealthRegistry}), or null: {@code GET /health} answers 503
+     *               with their reasons when any is unhealthy. Called from an I/O thread: cheap and non-blocking
+     */
+    public HttpIngestServer(HttpIngestConfig config, Broker broker, MetricsRegistry registry,
+                            Supplier<Map<String, HealthRegistry.Health>> health) {
         this.config = Objects.requireNonNull(config, "config");
         Objects.requireNonNull(broker, "broker");
         SslContext ssl = config.tls() == null ? null : config.tls().newServerContext();
@@ -93,7 +105,7 @@ public final class HttpIngestServer implements AutoCloseable {
         MetricsRegistry metricsRegistry = registry == null ? new MetricsRegistry() : registry;
         this.registrations = List.of(metricsRegistry.register(new BrokerCollector(broker)),
                 metricsRegistry.register(new HttpCollector(metrics)));
-        this.api = new HttpApi(broker, config, metrics, metricsRegistry);
+        this.api = new HttpApi(broker, config, metrics, metricsRegistry, health);
 
         boolean epoll = Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
@@ -116,9 +128,13 @@ public final class HttpIngestServer implements AutoCloseable {
                                 p.addLast("tls", ssl.newHandler(ch.alloc()));
                             }
                             ConnectionGuard guard = new ConnectionGuard(metrics, config.maxConnections(),
-                                    config.idleTimeoutMillis(), config.requestTimeoutMillis());
+                                    config.idleTimeoutMillis(), config.requestTimeoutMillis(), config.headerTimeoutMillis(),
+                                    config.auth() == null ? 0 : config.maxUnauthenticatedConnections());
                             p.addLast("guard", guard);
-                            p.addLast("codec", new HttpServerCodec());
+                            p.addLast("codec", new HttpServerCodec(HttpIngestConfig.MAX_INITIAL_LINE_BYTES,
+                                    HttpIngestConfig.MAX_HEADER_BYTES, 8192));
+                            // the token is checked on the headers, before anything below reads, inflates or holds a body
+                            p.addLast("auth", new AuthGate(config.auth(), guard));
                             // gzip/deflate bodies; one decompressed buffer never exceeds the body limit (bomb-safe)
                             p.addLast("inflate", new HttpContentDecompressor(config.maxBodyBytes()));
                             p.addLast("aggregator", new BodyAggregator(config.maxBodyBytes(), metrics));

@@ -86,7 +86,7 @@ class OperatorApisTest {
 
             assertThat(admin.resetOffsets("bin-billing", "bin-orders", OffsetResetSpec.toLatest(), false).executed()).isFalse();
             assertThatThrownBy(() -> admin.resetOffsets("bin-billing", "bin-orders", OffsetResetSpec.toLatest(), true))
-                    .isInstanceOf(SluiceException.GroupNotEmptyException.class);
+                    .isInstanceOf(SluiceException.NonEmptyGroupException.class);
             member.close();
             OffsetResetPlan done = admin.resetOffsets("bin-billing", "bin-orders", OffsetResetSpec.toLatest(), true);
             assertThat(done.executed()).isTrue();
@@ -132,7 +132,7 @@ class OperatorApisTest {
         String reset = "{\"topic\":\"http-orders\",\"reset\":\"shift-by\",\"value\":-1,\"execute\":true}";
         HttpResponse<String> refused = post(client, http, "/v1/groups/http-billing/reset-offsets", reset);
         assertThat(refused.statusCode()).as(refused.body()).isEqualTo(409);
-        assertThat(json(refused).get("code").asText()).isEqualTo("GROUP_NOT_EMPTY");
+        assertThat(json(refused).get("code").asText()).isEqualTo("NON_EMPTY_GROUP");
 
         member.close();
         HttpResponse<String> dry = post(client, http, "/v1/groups/http-billing/reset-offsets",

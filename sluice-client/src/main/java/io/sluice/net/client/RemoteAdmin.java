@@ -107,7 +107,7 @@ public final class RemoteAdmin implements AutoCloseable {
     /**
      * Plans (and with {@code execute}, commits) an offset reset of {@code groupId} on every partition of {@code topic}.
      *
-     * @throws SluiceException.GroupNotEmptyException when executing while the group has live members
+     * @throws SluiceException.NonEmptyGroupException when executing while the group has live members
      */
     public OffsetResetPlan resetOffsets(String groupId, String topic, OffsetResetSpec spec, boolean execute) {
         return call(ApiKey.RESET_OFFSETS, new Admin.ResetRequest(groupId, topic, spec, execute)::encode,

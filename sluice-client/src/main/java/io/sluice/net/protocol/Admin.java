@@ -34,7 +34,7 @@ import java.util.TreeSet;
  *                 response: the topic's description (the {@link Metadata} layout)
  * </pre>
  * An unknown group answers {@code GROUP_NOT_FOUND}; a reset with {@code execute} while the group has live members
- * answers {@code GROUP_NOT_EMPTY} and changes nothing.
+ * answers {@code NON_EMPTY_GROUP} and changes nothing.
  */
 public final class Admin {
     private Admin() {

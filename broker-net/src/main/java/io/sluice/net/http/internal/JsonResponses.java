@@ -68,7 +68,7 @@ public final class JsonResponses {
     public static HttpResponseStatus statusOf(SluiceException.Code code) {
         return switch (code) {
             case UNKNOWN_TOPIC, GROUP_NOT_FOUND -> HttpResponseStatus.NOT_FOUND;
-            case TOPIC_EXISTS, GROUP_NOT_EMPTY -> HttpResponseStatus.CONFLICT;
+            case TOPIC_EXISTS, NON_EMPTY_GROUP -> HttpResponseStatus.CONFLICT;
             case RECORD_TOO_LARGE -> HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE;
             case INVALID_CONFIG, INVALID_REQUEST -> HttpResponseStatus.BAD_REQUEST;
             case AUTHENTICATION_FAILED -> HttpResponseStatus.UNAUTHORIZED;
