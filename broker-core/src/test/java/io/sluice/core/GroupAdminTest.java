@@ -103,7 +103,7 @@ class GroupAdminTest {
 
         assertThatThrownBy(() -> admin.resetOffsets("billing", "jobs", OffsetResetSpec.toEarliest(), true))
                 .isInstanceOf(SluiceException.NonEmptyGroupException.class)
-                .hasMessageContaining("live member");
+                .hasMessageContaining("has members");
         assertThat(broker.groups().committed("billing", new TopicPartition("jobs", 0))).hasValue(10);
 
         c.close();
