@@ -34,6 +34,11 @@ public final class HttpCollector implements MultiCollector {
         out.add(counter("sluice_http_idle_timeouts", "Connections closed after http.idle.timeout.ms without a request.", h.idleTimeouts.sum()));
         out.add(counter("sluice_http_request_timeouts", "Requests not received within http.request.timeout.ms (slow clients), answered 408.", h.requestTimeouts.sum()));
         out.add(counter("sluice_http_auth_failures", "Requests refused for a missing or wrong token.", h.authFailures.sum()));
+        out.add(GaugeSnapshot.builder().name("sluice_http_unauthenticated_connections")
+                .help("Open HTTP connections that have not sent a valid token yet (0 without a token).")
+                .dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().value(h.unauthenticatedConnections.get()).build()).build());
+        out.add(counter("sluice_http_unauthenticated_rejected", "HTTP connections refused at http.max.unauthenticated.connections.", h.unauthenticatedRejected.sum()));
+        out.add(counter("sluice_http_header_timeouts", "Connections closed because request headers (or, before authenticating, a request) did not arrive within http.header.timeout.ms.", h.headerTimeouts.sum()));
         out.add(counter("sluice_http_events", "Events acknowledged through POST /v1/topics/{topic}/events.", h.eventsAccepted.sum()));
         out.add(counter("sluice_http_body_bytes", "Request body bytes received.", h.bodyBytes.sum()));
         out.add(counter("sluice_http_back_pressured", "Produce requests answered 503 because a partition ring stayed full.", h.backPressured.sum()));
