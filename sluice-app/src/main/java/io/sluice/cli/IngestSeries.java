@@ -47,7 +47,13 @@ final class IngestSeries {
         registry.gauges("sluice_ingest_up", "1 while the ingest pipeline runs, 0 while it restarts or after it failed (sluice_ingest_state says which).",
                 labels, s -> pipelines.forEach(p -> s.sample(up(p) ? 1 : 0, labelValues(p))));
         registry.gauges("sluice_ingest_behind_events", "Events of the topic not yet landed in ClickHouse nor dead-lettered.",
-                labels, s -> pipelines.forEach(p -> s.sample(behind(broker, p), labelValues(p))));
+                labels, s -> pipelines.forEach(p -> {
+                    try {
+                        s.sample(behind(broker, p), labelValues(p));
+                    } catch (SluiceException topicGone) {
+                        // no such topic (a pipeline that failed on its configuration): no series, sluice_ingest_up says 0
+                    }
+                }));
         counter(registry, pipelines, "sluice_ingest_rows_total", "Rows the pipeline landed in ClickHouse.", "rows_inserted");
         counter(registry, pipelines, "sluice_ingest_retries_total", "ClickHouse inserts retried after a failure.", "retries");
         counter(registry, pipelines, "sluice_ingest_dead_letters_total", "Rows ClickHouse rejected, sent to the dead-letter table or stream.", "dead_lettered");
