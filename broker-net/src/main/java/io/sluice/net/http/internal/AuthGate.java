@@ -57,7 +57,8 @@ public final class AuthGate extends ChannelInboundHandlerAdapter {
         guard.headersReceived(ctx);
         request.headers().remove(REFUSED);
         if (auth == null || !request.decoderResult().isSuccess() || isHealth(request.uri())
-                || auth.authenticateBearer(request.headers().get(HttpHeaderNames.AUTHORIZATION))) {
+                || auth.authenticateBearer(request.headers().get(HttpHeaderNames.AUTHORIZATION))
+                || StatusPage.authenticates(auth, request)) {
             if (auth != null && request.decoderResult().isSuccess() && !isHealth(request.uri())) {
                 guard.authenticated();
             }

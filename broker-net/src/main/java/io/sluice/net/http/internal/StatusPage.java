@@ -3,7 +3,6 @@ package io.sluice.net.http.internal;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
-import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -74,7 +73,27 @@ final class StatusPage {
         send.accept(r);
     }
 
-    static boolean hasSessionCookie(TokenAuthenticator auth, FullHttpRequest request) {
+    /**
+     * True when the request carries the token the status page's way: the session cookie, or {@code /ui?token=T}
+     * with the right token (the login itself). Used by the connection's auth gate beside the bearer header.
+     */
+    static boolean authenticates(TokenAuthenticator auth, io.netty.handler.codec.http.HttpRequest request) {
+        if (hasSessionCookie(auth, request)) {
+            return true;
+        }
+        String uri = request.uri();
+        if (!uri.startsWith(PATH + "?") || uri.length() > 8192) {
+            return false;
+        }
+        try {
+            java.util.List<String> token = new io.netty.handler.codec.http.QueryStringDecoder(uri).parameters().get("token");
+            return token != null && token.size() == 1 && auth.authenticate(token.get(0));
+        } catch (IllegalArgumentException malformed) {
+            return false;
+        }
+    }
+
+    static boolean hasSessionCookie(TokenAuthenticator auth, io.netty.handler.codec.http.HttpRequest request) {
         String header = request.headers().get(HttpHeaderNames.COOKIE);
         if (header == null || header.length() > 8192) {
             return false;
