@@ -83,6 +83,7 @@ public final class JournalIngestor implements AutoCloseable {
     private final IngestConfig config;
     private final SinkContext ctx;
     private final BatchInserter inserter;
+    private final Shards shards;
     private final boolean offsetColumns;
     private final boolean dedupToken;
     private final ConsumerFactory consumers;
@@ -100,6 +101,7 @@ public final class JournalIngestor implements AutoCloseable {
         this.offsetColumns = ctx.target.hasOffsetColumns();
         this.dedupToken = !offsetColumns && ctx.target.supportsSetting("insert_deduplication_token");
         this.inserter = ctx.inserter(ctx.format, Map.of(), ctx.clickHouseDeadLetters());
+        this.shards = Shards.open(ctx, ctx.format, ctx.clickHouseDeadLetters());
         if (offsetColumns) {
             LOG.info("journal {}: table {} has offset columns: exactly-once rows", config.name(), config.table());
         } else if (dedupToken) {
@@ -243,7 +245,7 @@ public final class JournalIngestor implements AutoCloseable {
             boolean aligned = f.to - f.from == config.batchRows() && f.from % config.batchRows() == 0;
             Map<String, String> settings = dedupToken && aligned
                     ? Map.of("insert_deduplication_token", source(f.partition, f.from) + "-" + f.to) : Map.of();
-            inserter.insert(batch, offsetColumns ? (b, e) -> removeLanded(f.partition, b, e) : null,
+            shards.of(f.partition).inserter().insert(batch, offsetColumns ? (b, e) -> removeLanded(f.partition, b, e) : null,
                     offset -> source(f.partition, offset), settings);
         } catch (RuntimeException e) {
             f.failed = true;
@@ -278,12 +280,13 @@ public final class JournalIngestor implements AutoCloseable {
         }
     }
 
+    /** Asks every replica of the partition's shard that answers (a row may not have reached every replica yet). */
     private Set<Long> landedOffsets(TopicPartition tp, long from, long toInclusive) {
-        String body = ctx.http.query("SELECT " + ClickHouseTarget.OFFSET_COLUMN + " FROM " + config.table() + " WHERE "
+        Set<String> lines = shards.of(tp).queryAllReplicas("SELECT " + ClickHouseTarget.OFFSET_COLUMN + " FROM " + config.table() + " WHERE "
                 + ClickHouseTarget.PARTITION_COLUMN + " = " + tp.partition() + " AND " + ClickHouseTarget.OFFSET_COLUMN
                 + " BETWEEN " + from + " AND " + toInclusive + " FORMAT TabSeparated");
         Set<Long> out = new HashSet<>();
-        for (String line : ClickHouseTarget.lines(body)) {
+        for (String line : lines) {
             out.add(Long.parseLong(line.strip()));
         }
         return out;
