@@ -31,7 +31,7 @@ public final class ClickHouseServer {
     private final Process process;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-    private ClickHouseServer(String url, Process process) {
+    ClickHouseServer(String url, Process process) {
         this.url = url;
         this.process = process;
     }
@@ -136,12 +136,20 @@ public final class ClickHouseServer {
         final int httpPort = freePort();
         final int tcpPort = freePort();
 
+        final int interserverPort = freePort();
+
         Process() {
             super("clickhouse");
-            writeConfig();
+            writeConfig("");
         }
 
-        private void writeConfig() {
+        /** A server whose config the caller writes with {@link #writeConfig(String)} (ports are chosen already). */
+        Process(String name) {
+            super(name);
+        }
+
+        /** Writes config.xml and users.xml; {@code extra} is XML added inside {@code <yandex>} (cluster settings). */
+        void writeConfig(String extra) {
             String d = dir.toAbsolutePath().toString();
             String config = """
                     <?xml version="1.0"?>
@@ -162,8 +170,11 @@ public final class ClickHouseServer {
                       <max_concurrent_queries>200</max_concurrent_queries>
                       <keep_alive_timeout>3</keep_alive_timeout>
                       <mlock_executable>false</mlock_executable>
+                      <interserver_http_host>127.0.0.1</interserver_http_host>
+                      <interserver_http_port>%4$d</interserver_http_port>
+                    %5$s
                     </yandex>
-                    """.formatted(d, httpPort, tcpPort);
+                    """.formatted(d, httpPort, tcpPort, interserverPort, extra);
             String users = """
                     <?xml version="1.0"?>
                     <yandex>
