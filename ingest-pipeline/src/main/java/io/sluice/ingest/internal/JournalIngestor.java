@@ -92,6 +92,7 @@ public final class JournalIngestor implements AutoCloseable {
     private final Map<TopicPartition, PartitionState> partitions = new HashMap<>();
     private final Thread thread;
     private int inFlightCount; // poller thread only
+    private final int[] shardInFlight; // poller thread only: max.in.flight applies per shard, so a stuck shard holds back only its partitions
     private volatile boolean running = true;
     private volatile Throwable failure;
 
@@ -102,6 +103,7 @@ public final class JournalIngestor implements AutoCloseable {
         this.dedupToken = !offsetColumns && ctx.target.supportsSetting("insert_deduplication_token");
         this.inserter = ctx.inserter(ctx.format, Map.of(), ctx.clickHouseDeadLetters());
         this.shards = Shards.open(ctx, ctx.format, ctx.clickHouseDeadLetters());
+        this.shardInFlight = new int[shards.size()];
         if (offsetColumns) {
             LOG.info("journal {}: table {} has offset columns: exactly-once rows", config.name(), config.table());
         } else if (dedupToken) {
@@ -113,7 +115,7 @@ public final class JournalIngestor implements AutoCloseable {
         }
         this.consumers = consumers;
         AtomicInteger n = new AtomicInteger();
-        this.insertThreads = Executors.newFixedThreadPool(config.maxInFlight(), r ->
+        this.insertThreads = Executors.newFixedThreadPool(config.maxInFlight() * shards.size(), r ->
                 new Thread(r, "sluice-ingest-" + config.name() + "-insert-" + n.incrementAndGet()));
         this.thread = new Thread(this::run, "sluice-ingest-" + config.name() + "-journal");
         this.thread.start();
@@ -138,7 +140,7 @@ public final class JournalIngestor implements AutoCloseable {
             long heartbeatNanos = cc.sessionTimeoutMillis() * 1_000_000L / 4;
             long lastPollNanos = System.nanoTime();
             while (running) {
-                if (inFlightCount >= config.maxInFlight()) {
+                if (inFlightCount >= config.maxInFlight() * shards.size()) {
                     // At capacity: wait for an insert to finish rather than polling records we could not take
                     // (they would be sought back and read again). Still poll at least every heartbeatNanos so the
                     // group keeps this member; meanwhile new events simply wait in the journal.
@@ -178,6 +180,14 @@ public final class JournalIngestor implements AutoCloseable {
                         seal(ps);
                     }
                 }
+                if (!blocked.isEmpty() && blocked.size() == partitionsIn(records)) {
+                    // every partition polled is waiting for its shard: wait for an insert to finish instead of
+                    // re-reading the same records in a tight loop
+                    InFlight f = completions.poll(100, TimeUnit.MILLISECONDS);
+                    if (f != null) {
+                        completions.add(f);
+                    }
+                }
             }
             drain(consumer);
         } catch (InterruptedException e) {
@@ -186,6 +196,14 @@ public final class JournalIngestor implements AutoCloseable {
             failure = t;
             LOG.error("journal ingestor {} stopped", config.name(), t);
         }
+    }
+
+    private static int partitionsIn(List<ConsumerRecord> records) {
+        Set<TopicPartition> tps = new HashSet<>();
+        for (ConsumerRecord r : records) {
+            tps.add(r.topicPartition());
+        }
+        return tps.size();
     }
 
     /** Adds a record to its partition's open batch; false when that batch is full and cannot be sealed yet. */
@@ -228,7 +246,8 @@ public final class JournalIngestor implements AutoCloseable {
         if (ps.open == null || ps.openTo <= ps.openFrom) {
             return true;
         }
-        if (inFlightCount >= config.maxInFlight()) {
+        int shard = shards.indexOf(ps.partition);
+        if (shardInFlight[shard] >= config.maxInFlight()) {
             return false;
         }
         RowBatch<Long> batch = ps.open;
@@ -236,6 +255,7 @@ public final class JournalIngestor implements AutoCloseable {
         ps.open = null;
         ps.inFlight.add(f);
         inFlightCount++;
+        shardInFlight[shard]++;
         insertThreads.execute(() -> insert(f, batch));
         return true;
     }
@@ -341,6 +361,7 @@ public final class JournalIngestor implements AutoCloseable {
         Set<PartitionState> touched = new HashSet<>();
         while ((f = completions.poll()) != null) {
             inFlightCount--;
+            shardInFlight[shards.indexOf(f.partition)]--;
             PartitionState ps = partitions.get(f.partition);
             if (ps == null || !ps.inFlight.contains(f)) {
                 continue; // revoked meanwhile: the new owner re-reads from the committed offset

@@ -112,14 +112,19 @@ final class Shards {
 
     /** The shard a partition's rows go to; the same for the life of the configuration. */
     Shard of(TopicPartition tp) {
+        return shards.get(indexOf(tp));
+    }
+
+    /** {@link #of}'s position, 0-based. */
+    int indexOf(TopicPartition tp) {
         if (shards.size() == 1) {
-            return shards.get(0);
+            return 0;
         }
         int h = switch (config.shardBy()) {
             case PARTITION -> tp.partition();
             case RANDOM -> mix(tp.topic().hashCode() * 31 + tp.partition());
         };
-        return shards.get(Math.floorMod(h, shards.size()));
+        return Math.floorMod(h, shards.size());
     }
 
     private static int mix(int h) {
