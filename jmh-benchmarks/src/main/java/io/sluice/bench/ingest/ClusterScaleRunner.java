@@ -20,8 +20,9 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * The figures of docs/scaling.md, in one run on one machine: how fast one embedded broker takes events
  * (journal-acknowledged produce), and how fast one ingester (journal strategy) drains a pre-filled topic into one
- * ClickHouse server (MergeTree) and into a 2-shard × 2-replica cluster ({@code ReplicatedMergeTree} on a private
- * ZooKeeper, each shard's local table written directly). Rounds alternate between the targets.
+ * ClickHouse server (MergeTree), into a 2-shard × 2-replica cluster ({@code ReplicatedMergeTree} on a private
+ * ZooKeeper, each shard's local table written directly) and into 2 shards without replication (MergeTree on the
+ * first replica of each shard). Rounds alternate between the targets.
  *
  * <pre>
  * java &lt;sluice.jvm.args&gt; -cp jmh-benchmarks/target/benchmarks.jar io.sluice.bench.ingest.ClusterScaleRunner [EVENTS] [ROUNDS]
@@ -67,6 +68,14 @@ public final class ClusterScaleRunner {
                         + DB + "/" + t + "', '{replica}') ORDER BY (_sluice_partition, _sluice_offset)");
                 IngestConfig sharded = base("cluster-" + t).shards(cluster.shardUrls()).table(DB + "." + t + "_local").build();
                 report(round, "2 shards x 2 replicas, ReplicatedMergeTree", events, drain(broker, sharded, events));
+                // sharding alone: the first replica of each shard with a plain MergeTree table, no replication
+                for (int s = 1; s <= 2; s++) {
+                    cluster.node(s, 1).execute("CREATE TABLE " + DB + "." + t + "_plain (id UInt64, name String, value Int64,"
+                            + " _sluice_partition UInt32, _sluice_offset UInt64) ENGINE = MergeTree ORDER BY (_sluice_partition, _sluice_offset)");
+                }
+                IngestConfig plain = base("plain-" + t).shards(java.util.List.of(java.util.List.of(cluster.node(1, 1).url()),
+                        java.util.List.of(cluster.node(2, 1).url()))).table(DB + "." + t + "_plain").build();
+                report(round, "2 shards x 1 replica, MergeTree", events, drain(broker, plain, events));
             }
         }
     }
