@@ -91,4 +91,14 @@ class IngestConfigTest {
                 "x.strategy", "journal", "x.source", "kafka"), "x."))
                 .isInstanceOf(InvalidConfigException.class).hasMessageContaining("kafka.bootstrap");
     }
+
+    @Test
+    void credentialsInTheRedisAndClickHouseUrlsNeverAppearInToString() {
+        IngestConfig c = IngestConfig.builder("x").clickHouseUrl("http://ingest:chpass@127.0.0.1:8123/?password=qp")
+                .table("d.t").strategy(Strategy.REDIS_STREAM).redisUrl("redis://default:r3dis-secret@10.0.0.1:6379/0").build();
+        assertThat(c.toString()).doesNotContain("r3dis-secret").doesNotContain("chpass").doesNotContain("qp")
+                .contains("redis://***@10.0.0.1:6379/0").contains("http://***@127.0.0.1:8123/?password=***");
+        assertThat(IngestConfig.redact("redis://:only-password@h:6379")).isEqualTo("redis://***@h:6379");
+        assertThat(IngestConfig.redact("redis://h:6379")).isEqualTo("redis://h:6379");
+    }
 }

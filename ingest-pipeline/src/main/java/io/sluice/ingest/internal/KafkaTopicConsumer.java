@@ -153,6 +153,17 @@ public final class KafkaTopicConsumer implements Consumer {
     }
 
     @Override
+    public long skippedByRetention() {
+        return 0; // Kafka resets a lost position per auto.offset.reset and logs it; it does not count skipped offsets
+    }
+
+    /** Kafka's group generation is not exposed through this interface: empty (the journal strategy does not need it). */
+    @Override
+    public java.util.Optional<io.sluice.core.ConsumerGroups.Membership> groupMembership() {
+        return java.util.Optional.empty();
+    }
+
+    @Override
     public OptionalLong committed(TopicPartition partition) {
         org.apache.kafka.common.TopicPartition tp = toKafka(partition);
         OffsetAndMetadata c = kafka.committed(Set.of(tp)).get(tp);

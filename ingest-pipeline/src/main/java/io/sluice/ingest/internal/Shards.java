@@ -64,11 +64,13 @@ final class Shards {
      * has the table with the same columns as the first; a replica that cannot be reached at start is logged and
      * skipped until it answers, but every shard needs one replica that answers.
      */
-    static Shards open(SinkContext ctx, RowFormat format, DeadLetters deadLetters) {
+    static Shards open(SinkContext ctx, BatchInserter single) {
         IngestConfig config = ctx.config;
         if (config.shards().isEmpty()) {
-            return new Shards(config, List.of(new Shard(1, ctx.http, List.of(ctx.http), ctx.inserter(format, Map.of(), deadLetters))));
+            return new Shards(config, List.of(new Shard(1, ctx.http, List.of(ctx.http), single)));
         }
+        RowFormat format = single.format();
+        DeadLetters deadLetters = ctx.clickHouseDeadLetters();
         Duration timeout = Duration.ofMillis(config.insertTimeoutMs());
         Map<String, String> expected = ClickHouseTarget.columnsOf(ctx.http, config.database(), config.tableName());
         List<Shard> out = new ArrayList<>();
