@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sluice's test command: works on a fresh Debian machine.
-#  1. installs what the tests need and is missing (JDK 17+, clickhouse-server, redis-server, zookeeper for the
-#     ClickHouse cluster tests) from Debian packages; Kafka comes from Maven (org.apache.kafka:kafka_2.13, test scope);
+#  1. installs what the tests need and is missing (JDK 17+, clickhouse-server, redis-server, zookeeper) from Debian
+#     packages; Kafka comes from Maven (org.apache.kafka:kafka_2.13, test scope of ingest-pipeline);
 #  2. runs the whole build with every test: ./mvnw -B verify
 #  3. runs the benchmarks in --quick mode so they keep compiling and running (figures are not checked).
 # Tests that need ClickHouse or Redis start private server processes on free loopback ports in temporary
@@ -13,7 +13,7 @@ need=()
 command -v java >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
 command -v clickhouse-server >/dev/null 2>&1 || [ -x /usr/sbin/clickhouse-server ] || need+=(clickhouse-server clickhouse-client)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
-[ -r /usr/share/java/zookeeper.jar ] || need+=(zookeeper)   # ClickHouseCluster's replication coordinator
+[ -r /usr/share/java/zookeeper.jar ] || need+=(zookeeper)   # replicated-table tests start a private ZooKeeper
 command -v curl >/dev/null 2>&1 || command -v wget >/dev/null 2>&1 || need+=(curl)   # the Maven wrapper downloads Maven
 command -v unzip >/dev/null 2>&1 || need+=(unzip)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)   # TLS tests make their own CA

@@ -6,7 +6,7 @@ import java.util.stream.Collectors;
 
 /**
  * A ClickHouse cluster for tests: {@code shards × replicas} private {@code clickhouse-server} processes on loopback
- * with one private {@link ZooKeeperServer}. Each node's config (written here) carries the ZooKeeper address,
+ * with its own private ZooKeeper ({@link ZooKeeperServer}'s process). Each node's config (written here) carries the ZooKeeper address,
  * {@code remote_servers} with the cluster {@value #CLUSTER} (every shard with {@code internal_replication}, so a
  * {@code Distributed} table writes to one replica and replication copies it), {@code macros} {@code {shard}} and
  * {@code {replica}} for {@code ReplicatedMergeTree} paths, and an interserver port for replica fetches.
@@ -24,11 +24,11 @@ import java.util.stream.Collectors;
 public final class ClickHouseCluster implements AutoCloseable {
     public static final String CLUSTER = "sluice_cluster";
 
-    private final ZooKeeperServer zooKeeper;
+    private final ZooKeeperServer.Process zooKeeper;
     private final List<List<ClickHouseServer.Process>> processes;
     private final List<List<ClickHouseServer>> nodes;
 
-    private ClickHouseCluster(ZooKeeperServer zooKeeper, List<List<ClickHouseServer.Process>> processes) {
+    private ClickHouseCluster(ZooKeeperServer.Process zooKeeper, List<List<ClickHouseServer.Process>> processes) {
         this.zooKeeper = zooKeeper;
         this.processes = processes;
         this.nodes = processes.stream().map(shard -> shard.stream()
@@ -37,7 +37,7 @@ public final class ClickHouseCluster implements AutoCloseable {
 
     /** Starts ZooKeeper and {@code shards × replicas} ClickHouse nodes and waits until each answers. */
     public static ClickHouseCluster start(int shards, int replicas) {
-        ZooKeeperServer zk = new ZooKeeperServer();
+        ZooKeeperServer.Process zk = new ZooKeeperServer.Process(); // the cluster's own, not the JVM-wide shared one
         zk.start();
         List<List<ClickHouseServer.Process>> processes = new ArrayList<>();
         for (int s = 1; s <= shards; s++) {
@@ -59,7 +59,7 @@ public final class ClickHouseCluster implements AutoCloseable {
         for (int s = 0; s < shards; s++) {
             for (int r = 0; r < replicas; r++) {
                 processes.get(s).get(r).writeConfig(remote
-                        + "<zookeeper><node><host>127.0.0.1</host><port>" + zk.port() + "</port></node>"
+                        + "<zookeeper><node><host>127.0.0.1</host><port>" + zk.port + "</port></node>"
                         + "<session_timeout_ms>6000</session_timeout_ms></zookeeper>"
                         + "<macros><shard>0" + (s + 1) + "</shard><replica>r" + (r + 1) + "</replica></macros>");
             }
@@ -83,8 +83,9 @@ public final class ClickHouseCluster implements AutoCloseable {
         return nodes.size();
     }
 
-    public ZooKeeperServer zooKeeper() {
-        return zooKeeper;
+    /** Loopback port of the cluster's private ZooKeeper. */
+    public int zooKeeperPort() {
+        return zooKeeper.port;
     }
 
     /** Per shard, the HTTP URLs of its replicas. */

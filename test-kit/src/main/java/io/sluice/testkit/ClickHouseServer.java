@@ -36,6 +36,22 @@ public final class ClickHouseServer {
         this.process = process;
     }
 
+    private static ClickHouseServer replicated;
+
+    /**
+     * A second private server, JVM-wide, whose config has a {@code <zookeeper>} section (the shared private
+     * {@link ZooKeeperServer}) and {@code <macros>} {@code shard=01, replica=r1}, for {@code Replicated*MergeTree}
+     * tables: {@code ReplicatedMergeTree('/clickhouse/tables/{shard}/db.t', '{replica}')}.
+     */
+    public static synchronized ClickHouseServer replicated() {
+        if (replicated == null) {
+            Process p = new Process(ZooKeeperServer.shared().port());
+            p.start();
+            replicated = new ClickHouseServer("http://127.0.0.1:" + p.httpPort, p);
+        }
+        return replicated;
+    }
+
     /** The JVM-wide instance, started on first use. */
     public static synchronized ClickHouseServer shared() {
         if (shared == null) {
@@ -137,15 +153,23 @@ public final class ClickHouseServer {
         final int tcpPort = freePort();
 
         final int interserverPort = freePort();
+        private final int zooKeeperPort;
 
         Process() {
+            this(-1);
+        }
+
+        /** @param zooKeeperPort a ZooKeeper on 127.0.0.1 for replicated tables, or -1 for none */
+        Process(int zooKeeperPort) {
             super("clickhouse");
+            this.zooKeeperPort = zooKeeperPort;
             writeConfig("");
         }
 
         /** A server whose config the caller writes with {@link #writeConfig(String)} (ports are chosen already). */
         Process(String name) {
             super(name);
+            this.zooKeeperPort = -1;
         }
 
         /** Writes config.xml and users.xml; {@code extra} is XML added inside {@code <yandex>} (cluster settings). */
@@ -174,7 +198,8 @@ public final class ClickHouseServer {
                       <interserver_http_port>%4$d</interserver_http_port>
                     %5$s
                     </yandex>
-                    """.formatted(d, httpPort, tcpPort, interserverPort, extra);
+                    """.formatted(d, httpPort, tcpPort, interserverPort, (zooKeeperPort < 0 ? "" : "<zookeeper><node><host>127.0.0.1</host><port>"
+                    + zooKeeperPort + "</port></node></zookeeper><macros><shard>01</shard><replica>r1</replica></macros>") + extra);
             String users = """
                     <?xml version="1.0"?>
                     <yandex>

@@ -2,70 +2,91 @@ package io.sluice.testkit;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.List;
 
 /**
- * A private standalone ZooKeeper for tests (Debian's {@code zookeeper} package: {@code /usr/share/java/zookeeper.jar}
- * run as {@code QuorumPeerMain} in a child JVM) on a free loopback port, data in a temporary directory, admin server
- * off. Ready when it answers the {@code ruok} four-letter word. Used by {@link ClickHouseCluster} for replication.
+ * A private ZooKeeper for tests (Debian's {@code zookeeper} package, {@code /usr/share/java/zookeeper.jar}), for
+ * ClickHouse's {@code Replicated*MergeTree}: standalone {@code QuorumPeerMain} on a free loopback port, data in a
+ * temporary directory, admin server off, only the {@code ruok} four-letter word (the readiness probe). One instance
+ * per JVM ({@link #shared()}), stopped at JVM exit.
  */
-public final class ZooKeeperServer extends ServerProcess {
-    private static final String JAR = "/usr/share/java/zookeeper.jar";
+public final class ZooKeeperServer {
+    private static ZooKeeperServer shared;
 
-    private final int port = freePort();
+    private final Process process;
 
-    public ZooKeeperServer() {
-        super("zookeeper");
-        String cfg = """
-                tickTime=500
-                initLimit=10
-                syncLimit=5
-                dataDir=%s
-                clientPort=%d
-                clientPortAddress=127.0.0.1
-                maxClientCnxns=0
-                admin.enableServer=false
-                4lw.commands.whitelist=ruok,stat
-                """.formatted(dir.resolve("data").toAbsolutePath(), port);
-        try {
-            Files.createDirectories(dir.resolve("data"));
-            Files.writeString(dir.resolve("zoo.cfg"), cfg);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+    private ZooKeeperServer(Process process) {
+        this.process = process;
     }
 
-    /** Loopback client port. */
+    /** The JVM-wide instance, started on first use. */
+    public static synchronized ZooKeeperServer shared() {
+        if (shared == null) {
+            Process p = new Process();
+            p.start();
+            shared = new ZooKeeperServer(p);
+        }
+        return shared;
+    }
+
     public int port() {
-        return port;
+        return process.port;
     }
 
-    @Override
-    protected List<String> command() {
-        if (!Files.isReadable(Path.of(JAR))) {
-            throw new IllegalStateException(JAR + " is missing: apt-get install zookeeper (scripts/test.sh installs it)");
+    public void stop() {
+        process.stop();
+    }
+
+    public void start() {
+        process.start();
+    }
+
+    static final class Process extends ServerProcess {
+        final int port = freePort();
+
+        Process() {
+            super("zookeeper");
+            String cfg = """
+                    tickTime=2000
+                    dataDir=%s
+                    clientPort=%d
+                    clientPortAddress=127.0.0.1
+                    admin.enableServer=false
+                    4lw.commands.whitelist=ruok
+                    maxClientCnxns=0
+                    """.formatted(dir.resolve("data").toAbsolutePath(), port);
+            try {
+                Files.createDirectories(dir.resolve("data"));
+                Files.writeString(dir.resolve("zoo.cfg"), cfg);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
-        return List.of(Paths.get(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx128m",
-                "-Dzookeeper.admin.enableServer=false", "-Dzookeeper.4lw.commands.whitelist=ruok,stat",
-                "-cp", "/etc/zookeeper/conf:" + JAR,
-                "org.apache.zookeeper.server.quorum.QuorumPeerMain", dir.resolve("zoo.cfg").toAbsolutePath().toString());
-    }
 
-    @Override
-    protected boolean isReady() {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress("127.0.0.1", port), 200);
-            s.setSoTimeout(2000);
-            s.getOutputStream().write("ruok".getBytes(StandardCharsets.US_ASCII));
-            return new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).startsWith("imok");
-        } catch (IOException e) {
-            return false;
+        @Override
+        protected List<String> command() {
+            Path jar = Path.of("/usr/share/java/zookeeper.jar");
+            if (!Files.isReadable(jar)) {
+                throw new IllegalStateException(jar + " is missing (scripts/test.sh installs the zookeeper package)");
+            }
+            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            return List.of(java, "-Xmx128m", "-Dzookeeper.admin.enableServer=false", "-cp", jar.toString(),
+                    "org.apache.zookeeper.server.quorum.QuorumPeerMain", dir.resolve("zoo.cfg").toAbsolutePath().toString());
+        }
+
+        @Override
+        protected boolean isReady() {
+            try (java.net.Socket s = new java.net.Socket()) {
+                s.connect(new java.net.InetSocketAddress("127.0.0.1", port), 200);
+                s.setSoTimeout(2000);
+                s.getOutputStream().write("ruok".getBytes(StandardCharsets.US_ASCII));
+                return new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).equals("imok");
+            } catch (IOException e) {
+                return false;
+            }
         }
     }
 }
