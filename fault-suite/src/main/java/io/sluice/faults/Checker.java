@@ -86,7 +86,11 @@ public final class Checker {
                     }
                 }
                 case "consumer" -> f.consumerFailures++;
-                case "heal" -> f.healFailures++;
+                case "heal" -> {
+                    if (type.equals("fail")) {
+                        f.healFailures++;
+                    }
+                }
                 case "fault" -> {
                     if (type.equals("start")) {
                         f.faults.merge(op.path("kind").asText(), 1, Integer::sum);

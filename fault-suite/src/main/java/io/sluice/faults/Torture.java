@@ -72,7 +72,7 @@ public final class Torture {
      * ClickHouse proxy, and the tables' row counts are stable across two looks — or until the settle deadline (the
      * checker then reports what is missing).
      */
-    private static void settle(TortureConfig config, Cluster cluster, Workload workload, BitSet acked, PrintStream out) {
+    static void settle(TortureConfig config, Cluster cluster, Workload workload, BitSet acked, PrintStream out) {
         long[] lastRows = {-1};
         int[] stable = {0};
         try {
@@ -95,7 +95,7 @@ public final class Torture {
                         return false;
                     }
                 }
-                if (config.members() > 0 && !workload.consumedAll(acked)) {
+                if (workload != null && config.members() > 0 && !workload.consumedAll(acked)) {
                     return false;
                 }
                 stable[0] = rows == lastRows[0] ? stable[0] + 1 : 0;

@@ -71,6 +71,16 @@ public record TortureConfig(long seed, Duration duration, Set<String> strategies
                 sessionTimeoutMillis, insertTimeoutMillis, settle, runDir);
     }
 
+    public TortureConfig withSettle(Duration settle) {
+        return new TortureConfig(seed, duration, strategies, faults, producers, eventsPerSecond, members, partitions,
+                sessionTimeoutMillis, insertTimeoutMillis, settle, runDir);
+    }
+
+    public TortureConfig withInsertTimeout(long millis) {
+        return new TortureConfig(seed, duration, strategies, faults, producers, eventsPerSecond, members, partitions,
+                sessionTimeoutMillis, millis, settle, runDir);
+    }
+
     public TortureConfig withLoad(int producers, int eventsPerSecond, int members) {
         return new TortureConfig(seed, duration, strategies, faults, producers, eventsPerSecond, members, partitions,
                 sessionTimeoutMillis, insertTimeoutMillis, settle, runDir);
