@@ -14,7 +14,7 @@ import java.util.stream.LongStream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The short version of the fault-injection suite that {@code ./mvnw verify} runs: per seed, 40 s of seeded faults
+ * The short version of the fault-injection suite that {@code ./mvnw verify} runs: per seed, 30 s of seeded faults
  * against {@code sluice broker}, {@code sluice ingest}, ClickHouse and Redis while producers and a group work, then
  * the checker's verdict (acknowledged events lost, duplicates where exactly-once is stated, commits going
  * backwards, two members of one generation). One fixed seed, plus {@code -Dsluice.faults.seed=S} to replay a seed
@@ -35,7 +35,7 @@ class FaultInjectionSuiteTest {
     void noAcknowledgedEventIsLostNoRowDuplicatedWhereExactlyOnceIsStatedAndNoCommitGoesBackwardsUnderSeededFaults(
             long seed, ClickHouseServer clickHouse) throws Exception {
         Path dir = Path.of("target", "torture", "seed-" + seed + "-" + System.currentTimeMillis()).toAbsolutePath();
-        TortureConfig config = TortureConfig.of(seed, Duration.ofSeconds(Long.getLong("sluice.faults.seconds", 40)), dir.resolve("run"))
+        TortureConfig config = TortureConfig.of(seed, Duration.ofSeconds(Long.getLong("sluice.faults.seconds", 30)), dir.resolve("run"))
                 .withLoad(2, 100, 2).withSettle(Duration.ofSeconds(90));
         Report report = Torture.run(config, System.out);
         System.out.println("[reliability] fault suite, seed " + seed + " (replay: -Dsluice.faults.seed=" + seed + ")\n" + report.format());
