@@ -27,7 +27,9 @@ import java.util.stream.Collectors;
  * Torture --minutes N [--seconds N] [--seed S] [--strategies journal,coalescing,worker-pool] [--faults KIND,...]
  *         [--producers N] [--rate EVENTS_PER_S_PER_PRODUCER] [--members N] [--run-dir DIR]
  * </pre>
- * Prints the seed first, then the report; exits 1 when a guarantee is violated.
+ * Prints the seed first, then the report; exits 1 when a guarantee is violated. {@code --scenario late-inserts} and
+ * {@code --scenario unauthenticated-flood} run issue 11's two reproductions instead (the same as
+ * {@code LateInsertTest} and {@code UnauthenticatedMemoryTest}).
  */
 public final class Torture {
     private Torture() {
@@ -121,7 +123,7 @@ public final class Torture {
             if (a.equals("--help") || a.equals("-h")) {
                 System.out.println("usage: torture.sh --minutes N [--seconds N] [--seed S] [--strategies "
                         + String.join(",", TortureConfig.STRATEGIES) + "] [--faults " + Arrays.toString(FaultKind.values())
-                        + "] [--producers N] [--rate N] [--members N] [--run-dir DIR]");
+                        + "] [--producers N] [--rate N] [--members N] [--run-dir DIR]\n       torture.sh --scenario late-inserts|unauthenticated-flood");
                 return;
             }
             if (i + 1 >= args.length) {
@@ -130,6 +132,25 @@ public final class Torture {
             }
             String v = args[++i];
             switch (a) {
+                case "--scenario" -> {
+                    Path dir = Path.of("target", "torture", v + "-" + System.currentTimeMillis()).toAbsolutePath();
+                    switch (v) {
+                        case "late-inserts" -> {
+                            LateInserts.Result r = LateInserts.run(dir, 20_000);
+                            System.out.println("[torture] late inserts (journal strategy): " + r);
+                            System.exit(r.lost() == 0 && r.duplicated() == 0 ? 0 : 1);
+                        }
+                        case "unauthenticated-flood" -> {
+                            UnauthenticatedFlood.Result r = UnauthenticatedFlood.run(dir);
+                            System.out.println("[torture] unauthenticated flood: " + r);
+                            System.exit(r.brokerAlive() && r.growth() < (256L << 20) ? 0 : 1);
+                        }
+                        default -> {
+                            System.err.println("torture: unknown scenario " + v + " (late-inserts, unauthenticated-flood)");
+                            System.exit(2);
+                        }
+                    }
+                }
                 case "--minutes" -> duration = Duration.ofMinutes(Long.parseLong(v));
                 case "--seconds" -> duration = Duration.ofSeconds(Long.parseLong(v));
                 case "--seed" -> seed = Long.parseLong(v);
