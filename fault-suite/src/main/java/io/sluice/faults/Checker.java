@@ -120,6 +120,11 @@ public final class Checker {
             results.add(new Report.TableResult(t.strategy(), t.name(), t.exactlyOnce(), rows, present.cardinality(),
                     lost.cardinality(), rows - present.cardinality(), ambiguous.cardinality(), first(lost, 10)));
         }
+        return report(seed, f, results, members);
+    }
+
+    /** The verdict from the history's facts and the tables' results. */
+    static Report report(long seed, Facts f, List<Report.TableResult> results, int members) {
         long groupLost = -1;
         List<Long> groupLostExamples = List.of();
         if (members > 0) {

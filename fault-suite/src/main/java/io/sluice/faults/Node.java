@@ -83,10 +83,19 @@ public final class Node implements AutoCloseable {
         });
     }
 
+    /** The log from byte {@code from} on, at most 1 MiB of it (the ready line comes early). */
     private String logSince(long from) {
-        try {
-            byte[] all = Files.readAllBytes(log);
-            return new String(all, (int) Math.min(from, all.length), (int) Math.max(0, all.length - from), StandardCharsets.UTF_8);
+        try (java.nio.channels.SeekableByteChannel ch = Files.newByteChannel(log)) {
+            long n = Math.min(ch.size() - from, 1 << 20);
+            if (n <= 0) {
+                return "";
+            }
+            java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate((int) n);
+            ch.position(from);
+            while (buf.hasRemaining() && ch.read(buf) > 0) {
+                // read what is there
+            }
+            return new String(buf.array(), 0, buf.position(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             return "";
         }
