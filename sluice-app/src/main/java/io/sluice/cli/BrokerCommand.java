@@ -53,6 +53,8 @@ final class BrokerCommand implements SluiceCli.Command {
                   wait.strategy [sleeping|blocking|yielding|busy_spin]  roll.cycle [hourly|...]
                   min.free.disk.bytes [67108864]  (journals refuse appends below this much free disk)
                   auth.token.file [none]   (or the SLUICE_AUTH_TOKEN environment variable)
+                  auth.max.frame.bytes [8192]  auth.timeout.ms [10000]  max.unauthenticated.connections [128]
+                  http.max.unauthenticated.connections [128]  http.header.timeout.ms [10000]
                   tls.cert.file, tls.key.file [none]   PEM certificate chain and PKCS#8 key: TLS on the binary port
                 """;
     }
@@ -103,6 +105,10 @@ final class BrokerCommand implements SluiceCli.Command {
                     .maxFetchWaitMillis(s.integer("max.fetch.wait.ms", 30_000))
                     .maxFetchBytes(s.integer("max.fetch.bytes", 1 << 20))
                     .shutdownTimeoutMillis(s.integer("shutdown.timeout.ms", 10_000))
+                    .authMaxFrameBytes(s.integer("auth.max.frame.bytes", BrokerServerConfig.DEFAULT_AUTH_MAX_FRAME_BYTES))
+                    .authTimeoutMillis(s.longValue("auth.timeout.ms", BrokerServerConfig.DEFAULT_AUTH_TIMEOUT_MILLIS))
+                    .maxUnauthenticatedConnections(s.integer("max.unauthenticated.connections",
+                            BrokerServerConfig.DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS))
                     .authToken(authToken(s))
                     .sslContext(tls(s))
                     .build();
@@ -120,6 +126,7 @@ final class BrokerCommand implements SluiceCli.Command {
         AutoCloseable http;
         List<IngestPipeline> pipelines = new ArrayList<>();
         GaugeRegistry gauges = new GaugeRegistry();
+        io.sluice.net.http.HealthRegistry health = new io.sluice.net.http.HealthRegistry();
         try {
             broker = Broker.open(brokerConfig);
         } catch (RuntimeException e) {
@@ -140,10 +147,14 @@ final class BrokerCommand implements SluiceCli.Command {
                 IngestPipeline pipeline = IngestPipeline.start(ingest, broker::newConsumer);
                 pipelines.add(pipeline);
                 gauges.register("ingest_" + ingest.name(), pipeline::metrics);
+                health.register("ingest." + ingest.name(), () -> IngestHealth.of(pipeline));
                 out.println("sluice broker: ingesting topic '" + ingest.topic() + "' into " + ingest.table()
-                        + " (" + ingest.strategy() + ")");
+                        + " (" + ingest.strategy() + ", " + (pipeline.guarantee() == null ? "guarantee known once ClickHouse answers"
+                        : pipeline.guarantee().label()) + ")");
             }
-            http = HttpPort.start(broker, gauges, p, serverConfig.bindAddress(), httpPort, serverConfig.authToken(), out);
+            List<IngestPipeline> running = List.copyOf(pipelines);
+            gauges.register("ingest", () -> IngestHealth.gauges(running));
+            http = HttpPort.start(broker, gauges, health, p, serverConfig.bindAddress(), httpPort, serverConfig.authToken(), out);
         } catch (RuntimeException e) {
             err.println("sluice broker: " + e.getMessage());
             server.close();

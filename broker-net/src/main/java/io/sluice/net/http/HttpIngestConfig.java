@@ -32,11 +32,19 @@ import java.util.Objects;
  * @param ioThreads            Netty event-loop threads serving connections
  * @param tls                  TLS settings, or null for plaintext HTTP
  * @param auth                 shared-token authentication, or null for none; {@code /health} is always open
+ * @param maxUnauthenticatedConnections with {@code auth}: connections open that have not yet sent a request with a
+ *                             valid token; further ones get {@code 503} and are closed. The token is checked on a
+ *                             request's headers before its body is read, so such a connection holds at most one
+ *                             request head ({@link #MAX_HEADER_BYTES}) plus one socket read
+ * @param headerTimeoutMillis  a request's line and headers must arrive within this long of its first byte
+ *                             ({@code 408} and close); with {@code auth}, a connection that has not authenticated is
+ *                             also closed after this long without a request (instead of {@code idleTimeoutMillis})
  */
 public record HttpIngestConfig(String bindAddress, int port, int maxBodyBytes, int maxLineBytes, int maxJsonDepth,
                                int maxConnections, int maxPipelinedRequests, long idleTimeoutMillis,
                                long requestTimeoutMillis, long maxBlockMillis, long ackTimeoutMillis, int ioThreads,
-                               TlsConfig tls, TokenAuthenticator auth) {
+                               TlsConfig tls, TokenAuthenticator auth, int maxUnauthenticatedConnections,
+                               long headerTimeoutMillis) {
 
     public static final String DEFAULT_BIND_ADDRESS = "127.0.0.1";
     public static final int DEFAULT_PORT = 8080;
@@ -44,6 +52,13 @@ public record HttpIngestConfig(String bindAddress, int port, int maxBodyBytes, i
     public static final int DEFAULT_MAX_LINE_BYTES = 1 << 20;
     public static final int DEFAULT_MAX_JSON_DEPTH = 64;
     public static final int DEFAULT_MAX_CONNECTIONS = 1024;
+    /** Largest request line plus headers the HTTP codec buffers (the token is checked on them, before any body). */
+    public static final int DEFAULT_MAX_HEADER_BYTES = 8192;
+    /** The HTTP codec's limits: request line and all headers; longer ones get 414 / 431 and the connection closes. */
+    public static final int MAX_INITIAL_LINE_BYTES = 4096;
+    public static final int MAX_HEADER_BYTES = DEFAULT_MAX_HEADER_BYTES;
+    public static final int DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS = 128;
+    public static final long DEFAULT_HEADER_TIMEOUT_MILLIS = 10_000;
     public static final int DEFAULT_MAX_PIPELINED_REQUESTS = 64;
     public static final long DEFAULT_IDLE_TIMEOUT_MILLIS = 60_000;
     public static final long DEFAULT_REQUEST_TIMEOUT_MILLIS = 30_000;
@@ -92,6 +107,12 @@ public record HttpIngestConfig(String bindAddress, int port, int maxBodyBytes, i
         if (ioThreads < 1 || ioThreads > 256) {
             throw InvalidConfigException.of("http.io.threads", ioThreads, "must be between 1 and 256");
         }
+        if (maxUnauthenticatedConnections < 1) {
+            throw InvalidConfigException.of("http.max.unauthenticated.connections", maxUnauthenticatedConnections, "must be >= 1");
+        }
+        if (headerTimeoutMillis < 1) {
+            throw InvalidConfigException.of("http.header.timeout.ms", headerTimeoutMillis, "must be >= 1");
+        }
     }
 
     public static Builder builder() {
@@ -103,6 +124,7 @@ public record HttpIngestConfig(String bindAddress, int port, int maxBodyBytes, i
      * {@code --config} file): {@code http.max.body.bytes}, {@code http.max.line.bytes}, {@code http.max.json.depth},
      * {@code http.max.connections}, {@code http.max.pipelined.requests}, {@code http.idle.timeout.ms},
      * {@code http.request.timeout.ms}, {@code http.max.block.ms}, {@code http.ack.timeout.ms}, {@code http.io.threads},
+     * {@code http.max.unauthenticated.connections}, {@code http.header.timeout.ms},
      * and {@code http.tls.cert.file} with {@code http.tls.key.file} (PEM) for TLS. Bind address, port and token are
      * left to the caller, which shares them with the binary listener.
      *
@@ -120,6 +142,8 @@ public record HttpIngestConfig(String bindAddress, int port, int maxBodyBytes, i
         b.maxBlockMillis = number(properties, "http.max.block.ms", b.maxBlockMillis);
         b.ackTimeoutMillis = number(properties, "http.ack.timeout.ms", b.ackTimeoutMillis);
         b.ioThreads = (int) number(properties, "http.io.threads", b.ioThreads);
+        b.maxUnauthenticatedConnections = (int) number(properties, "http.max.unauthenticated.connections", b.maxUnauthenticatedConnections);
+        b.headerTimeoutMillis = number(properties, "http.header.timeout.ms", b.headerTimeoutMillis);
         String cert = properties.getProperty("http.tls.cert.file");
         String key = properties.getProperty("http.tls.key.file");
         if (cert != null || key != null) {
@@ -150,7 +174,8 @@ public record HttpIngestConfig(String bindAddress, int port, int maxBodyBytes, i
                 .maxJsonDepth(maxJsonDepth).maxConnections(maxConnections).maxPipelinedRequests(maxPipelinedRequests)
                 .idleTimeoutMillis(idleTimeoutMillis).requestTimeoutMillis(requestTimeoutMillis)
                 .maxBlockMillis(maxBlockMillis).ackTimeoutMillis(ackTimeoutMillis).ioThreads(ioThreads)
-                .tls(tls).auth(auth);
+                .tls(tls).auth(auth).maxUnauthenticatedConnections(maxUnauthenticatedConnections)
+                .headerTimeoutMillis(headerTimeoutMillis);
     }
 
     public static final class Builder {
@@ -168,6 +193,8 @@ public record HttpIngestConfig(String bindAddress, int port, int maxBodyBytes, i
         private int ioThreads = Math.min(4, Runtime.getRuntime().availableProcessors());
         private TlsConfig tls;
         private TokenAuthenticator auth;
+        private int maxUnauthenticatedConnections = DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS;
+        private long headerTimeoutMillis = DEFAULT_HEADER_TIMEOUT_MILLIS;
 
         private Builder() {
         }
@@ -188,11 +215,13 @@ public record HttpIngestConfig(String bindAddress, int port, int maxBodyBytes, i
         public Builder tls(TlsConfig v) { this.tls = v; return this; }
         /** Token authentication, or null for none. */
         public Builder auth(TokenAuthenticator v) { this.auth = v; return this; }
+        public Builder maxUnauthenticatedConnections(int v) { this.maxUnauthenticatedConnections = v; return this; }
+        public Builder headerTimeoutMillis(long v) { this.headerTimeoutMillis = v; return this; }
 
         public HttpIngestConfig build() {
             return new HttpIngestConfig(bindAddress, port, maxBodyBytes, maxLineBytes, maxJsonDepth, maxConnections,
                     maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, maxBlockMillis, ackTimeoutMillis,
-                    ioThreads, tls, auth);
+                    ioThreads, tls, auth, maxUnauthenticatedConnections, headerTimeoutMillis);
         }
     }
 }

@@ -29,15 +29,30 @@ import io.sluice.net.protocol.Frames;
  * @param authToken                shared secret every connection must present with AUTHENTICATE, or null for none
  *                                 (16-4096 characters without whitespace, as for HTTP). Never logged
  * @param sslContext               server TLS context, or null for plaintext
+ * @param authMaxFrameBytes        with a token: largest frame a connection may send before it authenticated (default
+ *                                 8 KiB, room for a 4096-character token; never more than maxFrameSize); a longer
+ *                                 one closes the connection as
+ *                                 soon as its length field arrives, so an unauthenticated peer never makes the
+ *                                 server buffer more than this (plus one socket read)
+ * @param authTimeoutMillis        with a token: a connection that has not authenticated this long after it opened is
+ *                                 closed (default 10 s)
+ * @param maxUnauthenticatedConnections with a token: connections open and not yet authenticated (default 128); a
+ *                                 further one is closed at once. With {@code authMaxFrameBytes} this bounds what
+ *                                 clients without the token can make the server hold
  */
 public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize, int maxInFlightPerConnection,
                                  int maxConnections, long idleTimeoutMillis, long frameTimeoutMillis, int maxFetchWaitMillis, int maxFetchBytes, int ioThreads,
                                  boolean preferNativeTransport, long shutdownTimeoutMillis, String authToken,
-                                 SslContext sslContext) {
+                                 SslContext sslContext, int authMaxFrameBytes, long authTimeoutMillis,
+                                 int maxUnauthenticatedConnections) {
 
     public static final String DEFAULT_BIND_ADDRESS = "127.0.0.1";
     public static final int DEFAULT_PORT = 7070;
     public static final int MAX_FRAME_SIZE_LIMIT = 256 << 20;
+    /** Largest frame a connection may send before it authenticated (room for a 4096-character token). */
+    public static final int DEFAULT_AUTH_MAX_FRAME_BYTES = 8192;
+    public static final long DEFAULT_AUTH_TIMEOUT_MILLIS = 10_000;
+    public static final int DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS = 128;
 
     public BrokerServerConfig {
         if (bindAddress == null || bindAddress.isBlank()) {
@@ -76,10 +91,32 @@ public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize,
         if (authToken != null) {
             io.sluice.net.security.TokenAuthenticator.of(authToken); // 16-4096 characters, no whitespace; never echoed
         }
+        if (authMaxFrameBytes < 64) {
+            throw InvalidConfigException.of("authMaxFrameBytes", authMaxFrameBytes, "must be >= 64");
+        }
+        if (authToken != null) {
+            // an AUTHENTICATE frame: 8-byte request header + int16 length + the token's UTF-8 bytes
+            int needed = Frames.REQUEST_HEADER_SIZE + 2 + authToken.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+            if (Math.min(authMaxFrameBytes, maxFrameSize) < needed) {
+                throw InvalidConfigException.of("authMaxFrameBytes", authMaxFrameBytes,
+                        "must be at least " + needed + " bytes to carry the configured token in an AUTHENTICATE frame");
+            }
+        }
+        if (authTimeoutMillis < 1) {
+            throw InvalidConfigException.of("authTimeoutMillis", authTimeoutMillis, "must be >= 1");
+        }
+        if (maxUnauthenticatedConnections < 1) {
+            throw InvalidConfigException.of("maxUnauthenticatedConnections", maxUnauthenticatedConnections, "must be >= 1");
+        }
     }
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    /** The frame limit before authentication: {@code min(authMaxFrameBytes, maxFrameSize)}. */
+    public int preAuthFrameLimit() {
+        return Math.min(authMaxFrameBytes, maxFrameSize);
     }
 
     /** Never prints the token. */
@@ -88,7 +125,9 @@ public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize,
         return "BrokerServerConfig[bind=" + bindAddress + ":" + port + ", maxFrameSize=" + maxFrameSize
                 + ", maxInFlightPerConnection=" + maxInFlightPerConnection + ", maxConnections=" + maxConnections
                 + ", idleTimeoutMillis=" + idleTimeoutMillis + ", ioThreads=" + ioThreads
-                + ", auth=" + (authToken != null ? "token" : "off") + ", tls=" + (sslContext != null) + "]";
+                + ", auth=" + (authToken != null ? "token (authMaxFrameBytes=" + authMaxFrameBytes + ", authTimeoutMillis="
+                + authTimeoutMillis + ", maxUnauthenticatedConnections=" + maxUnauthenticatedConnections + ")" : "off")
+                + ", tls=" + (sslContext != null) + "]";
     }
 
     public static final class Builder {
@@ -106,6 +145,9 @@ public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize,
         private long shutdownTimeoutMillis = 10_000;
         private String authToken;
         private SslContext sslContext;
+        private int authMaxFrameBytes = DEFAULT_AUTH_MAX_FRAME_BYTES;
+        private long authTimeoutMillis = DEFAULT_AUTH_TIMEOUT_MILLIS;
+        private int maxUnauthenticatedConnections = DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS;
 
         private Builder() {
         }
@@ -124,11 +166,14 @@ public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize,
         public Builder shutdownTimeoutMillis(long v) { this.shutdownTimeoutMillis = v; return this; }
         public Builder authToken(String v) { this.authToken = v; return this; }
         public Builder sslContext(SslContext v) { this.sslContext = v; return this; }
+        public Builder authMaxFrameBytes(int v) { this.authMaxFrameBytes = v; return this; }
+        public Builder authTimeoutMillis(long v) { this.authTimeoutMillis = v; return this; }
+        public Builder maxUnauthenticatedConnections(int v) { this.maxUnauthenticatedConnections = v; return this; }
 
         public BrokerServerConfig build() {
             return new BrokerServerConfig(bindAddress, port, maxFrameSize, maxInFlightPerConnection, maxConnections,
                     idleTimeoutMillis, frameTimeoutMillis, maxFetchWaitMillis, maxFetchBytes, ioThreads, preferNativeTransport, shutdownTimeoutMillis,
-                    authToken, sslContext);
+                    authToken, sslContext, authMaxFrameBytes, authTimeoutMillis, maxUnauthenticatedConnections);
         }
     }
 }

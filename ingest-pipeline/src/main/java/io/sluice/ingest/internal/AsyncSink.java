@@ -142,4 +142,9 @@ final class AsyncSink implements EventSink {
         flush();
         retries.shutdown();
     }
+
+    @Override
+    public io.sluice.ingest.Guarantee guarantee() {
+        return io.sluice.ingest.Guarantee.AT_MOST_ONCE;
+    }
 }
