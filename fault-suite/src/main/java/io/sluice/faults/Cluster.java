@@ -137,10 +137,15 @@ public final class Cluster implements AutoCloseable {
 
     /** Starts the broker, then the ingest process. */
     public void start() {
-        broker.start();
+        broker.start(5);
         if (ingest != null) {
-            ingest.start();
+            ingest.start(5);
         }
+    }
+
+    /** "broker 2, ingest 0": how often each process exited before it was ready (each was tried again). */
+    public String failedStarts() {
+        return "broker " + broker.failedStarts() + (ingest == null ? "" : ", ingest " + ingest.failedStarts());
     }
 
     public String bootstrap() {

@@ -34,6 +34,7 @@ public final class Node implements AutoCloseable {
     private Process process;
     private boolean paused;
     private int starts;
+    private int failedStarts;
 
     /**
      * @param readyLine a line the command prints once it serves (searched in the log after each start)
@@ -53,6 +54,29 @@ public final class Node implements AutoCloseable {
 
     public Path log() {
         return log;
+    }
+
+    /**
+     * Starts the process, trying again (as a supervisor would) when it exits before it is ready, at most
+     * {@code attempts} times; the last failure is thrown.
+     */
+    public synchronized void start(int attempts) {
+        for (int i = 1; ; i++) {
+            try {
+                start();
+                return;
+            } catch (IllegalStateException e) {
+                failedStarts++;
+                if (i >= attempts) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** Times the process exited before it was ready (for example a broker whose ingest section found ClickHouse slow). */
+    public synchronized int failedStarts() {
+        return failedStarts;
     }
 
     /** Starts the process and waits until it prints its ready line. */
@@ -156,7 +180,7 @@ public final class Node implements AutoCloseable {
         if (isRunning()) {
             return false;
         }
-        start();
+        start(3);
         return true;
     }
 

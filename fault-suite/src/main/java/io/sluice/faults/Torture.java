@@ -58,7 +58,8 @@ public final class Torture {
             }
             history.flush();
             Report report = Checker.check(config.seed(), history.file(), cluster.clickHouse(), cluster.tables(), config.members());
-            String text = report.format();
+            String text = report.format() + "processes that exited before they were ready (started again): "
+                    + cluster.failedStarts() + "\n";
             out.print(text);
             try {
                 Files.writeString(config.runDir().resolve("report.txt"), text, StandardCharsets.UTF_8);
