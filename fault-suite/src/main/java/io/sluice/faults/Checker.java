@@ -46,11 +46,18 @@ public final class Checker {
         long consumerFailures;
         long healFailures;
         boolean generationsKnown;
+        /** broker lifetimes so far: generations restart with the broker, so they are compared within one lifetime */
+        int brokerEpoch;
     }
 
     static Facts read(Path historyFile) {
         Facts f = new Facts();
         History.read(historyFile, op -> {
+            for (JsonNode r : op.path("restarted")) {
+                if (r.asText().equals("broker")) {
+                    f.brokerEpoch++;
+                }
+            }
             String fn = op.path("f").asText();
             String type = op.path("type").asText();
             switch (fn) {
@@ -64,7 +71,8 @@ public final class Checker {
                     int gen = op.path("gen").asInt(-1);
                     if (gen >= 0) {
                         f.generationsKnown = true;
-                        f.ownersByGenerationPartition.computeIfAbsent(gen + "/" + op.path("partition").asInt(), k -> new HashSet<>())
+                        f.ownersByGenerationPartition.computeIfAbsent("lifetime " + f.brokerEpoch + ", generation " + gen
+                                        + ", partition " + op.path("partition").asInt(), k -> new HashSet<>())
                                 .add(op.path("member").asText());
                     }
                 }
@@ -136,7 +144,7 @@ public final class Checker {
         List<String> twoOwners = new ArrayList<>();
         f.ownersByGenerationPartition.forEach((k, v) -> {
             if (v.size() > 1) {
-                twoOwners.add("generation/partition " + k + " processed by " + v);
+                twoOwners.add(k + " processed by " + v);
             }
         });
         return new Report(seed, f.faults, f.acked.cardinality(), f.failed.cardinality(), results, groupLost,

@@ -86,7 +86,17 @@ class CheckerTest {
         });
         Report r = Checker.report(1, f, List.of(), 0);
         assertThat(r.generationsKnown()).isTrue();
-        assertThat(r.twoOwnersInOneGeneration()).singleElement().asString().contains("2/0");
+        assertThat(r.twoOwnersInOneGeneration()).singleElement().asString().contains("generation 2, partition 0");
+    }
+
+    @Test
+    void generationsAreComparedWithinOneBrokerLifetimeOnly() {
+        Checker.Facts f = facts(h -> {
+            consume(h, "m1", 1, 0, 0);
+            h.append("nemesis", "fault", "end", n -> n.put("kind", "BROKER_KILL").withArray("restarted").add("broker"));
+            consume(h, "m2", 1, 0, 1); // generation 1 again: the restarted broker counts from 1
+        });
+        assertThat(Checker.report(1, f, List.of(), 0).twoOwnersInOneGeneration()).isEmpty();
     }
 
     @Test
