@@ -17,6 +17,7 @@ command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v curl >/dev/null 2>&1 || command -v wget >/dev/null 2>&1 || need+=(curl)   # the Maven wrapper downloads Maven
 command -v unzip >/dev/null 2>&1 || need+=(unzip)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)   # TLS tests make their own CA
+[ -x /usr/bin/kill ] || [ -x /bin/kill ] || need+=(procps)   # the fault suite sends SIGSTOP/SIGCONT with kill(1)
 if [ ${#need[@]} -gt 0 ]; then
   echo "test.sh: installing ${need[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"

@@ -93,6 +93,21 @@ public final class ClickHouseServer {
         requirePrivate().start();
     }
 
+    /** SIGSTOP: the server holds its connections and answers nothing until {@link #resume()}. */
+    public void pause() {
+        requirePrivate().pause();
+    }
+
+    /** SIGCONT after {@link #pause()}. */
+    public void resume() {
+        requirePrivate().resume();
+    }
+
+    /** The private server's process id, or -1 when it is not running. */
+    public long pid() {
+        return requirePrivate().pid();
+    }
+
     public boolean isRunning() {
         return process == null || process.isRunning();
     }

@@ -104,6 +104,27 @@ abstract class ServerProcess implements AutoCloseable {
         waitExit();
     }
 
+    /** The server's process id, or -1 when it is not running. */
+    public synchronized long pid() {
+        return process != null && process.isAlive() ? process.pid() : -1;
+    }
+
+    /** SIGSTOP: the server keeps its sockets open and answers nothing until {@link #resume()}. */
+    public synchronized void pause() {
+        signal("STOP");
+    }
+
+    /** SIGCONT after {@link #pause()}. */
+    public synchronized void resume() {
+        signal("CONT");
+    }
+
+    private void signal(String sig) {
+        if (process != null && process.isAlive()) {
+            Signals.send(process.pid(), sig);
+        }
+    }
+
     public void restart() {
         stop();
         start();
