@@ -19,7 +19,7 @@ public final class WaitStrategies {
     public static WaitStrategy create(WaitStrategyType type) {
         return switch (type) {
             case BLOCKING -> new BlockingWaitStrategy();
-            case SLEEPING -> new BackoffWaitStrategy();
+            case SLEEPING -> new WakingWaitStrategy();
             case YIELDING -> new YieldingWaitStrategy();
             case BUSY_SPIN -> new BusySpinWaitStrategy();
         };
