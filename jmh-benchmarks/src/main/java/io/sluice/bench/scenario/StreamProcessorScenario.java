@@ -68,7 +68,9 @@ public final class StreamProcessorScenario implements Scenario {
                 + "the journal append). The reference's produce call is not documented to be the same thing, so those "
                 + "rows say \"not comparable\"; the network round-trip rows (table 3) time a produce to its acknowledgement.");
         notes.add("Baselines: `" + RAW_PRODUCE + "` (the same bytes, no framing, no acknowledgements), plain Chronicle "
-                + "tailers reading into a reused buffer, plain blocking sockets echoing length-prefixed frames on 127.0.0.1.");
+                + "tailers reading into a reused buffer, plain blocking sockets on 127.0.0.1 exchanging length-prefixed frames, "
+                + "buffered on both sides (one write per frame): the same 100 B echoed for produce, a small request answered "
+                + "with the fetch's payload bytes for fetch.");
         notes.add("Data rates are MiB/s of payload, as in the reference (138,764 × 1 KiB = 135.5).");
         try (TempDir dir = new TempDir(o.workDir(), "sluice-bench-sp")) {
             Broker broker = SluiceBroker.open(dir.resolve("broker"), o, RING, reason);
