@@ -68,9 +68,11 @@ public final class IdleCpu {
                 remote.start();
                 Thread.sleep(5_000); // settle: JIT, connections, the first long polls (a measurement tool, not a test)
                 long[] before = cpuTicks();
+                java.util.Map<String, Long> threadsBefore = threadTicks();
                 long t0 = System.nanoTime();
                 Thread.sleep(seconds * 1_000L);
                 long[] after = cpuTicks();
+                java.util.Map<String, Long> threadsAfter = threadTicks();
                 double wall = (System.nanoTime() - t0) / 1e9;
                 double tick = 100.0; // USER_HZ: 100 on Linux
                 double user = (after[0] - before[0]) / tick;
@@ -78,6 +80,13 @@ public final class IdleCpu {
                 System.out.printf("idle broker, %d partitions, subscriber + embedded consumer + network consumer: "
                                 + "%.2f s user + %.2f s sys over %.1f s = %.2f%% of one core%n",
                         partitions, user, sys, wall, 100 * (user + sys) / wall);
+                // where it went: the busiest threads (names as the kernel keeps them, 15 characters)
+                threadsAfter.entrySet().stream()
+                        .map(e -> java.util.Map.entry(e.getKey(), e.getValue() - threadsBefore.getOrDefault(e.getKey(), 0L)))
+                        .filter(e -> e.getValue() > 0)
+                        .sorted(java.util.Map.Entry.<String, Long>comparingByValue().reversed())
+                        .limit(8)
+                        .forEach(e -> System.out.printf("  %-24s %.2f s%n", e.getKey(), e.getValue() / tick));
                 running.set(false);
                 embedded.join(10_000);
                 remote.join(10_000);
@@ -85,6 +94,24 @@ public final class IdleCpu {
                 server.close();
             }
         }
+    }
+
+    /** utime + stime per thread, keyed by "name/tid". */
+    private static java.util.Map<String, Long> threadTicks() throws java.io.IOException {
+        java.util.Map<String, Long> out = new java.util.HashMap<>();
+        try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path task : (Iterable<Path>) tasks::iterator) {
+                try {
+                    String stat = Files.readString(task.resolve("stat"), StandardCharsets.US_ASCII);
+                    String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    out.put(name + "/" + task.getFileName(), Long.parseLong(f[14 - 3]) + Long.parseLong(f[15 - 3]));
+                } catch (java.io.IOException | RuntimeException gone) {
+                    // the thread ended between the listing and the read
+                }
+            }
+        }
+        return out;
     }
 
     /** utime and stime of this process, in clock ticks (fields 14 and 15 of /proc/self/stat). */

@@ -129,7 +129,7 @@ public final class IngestStagesScenario implements Scenario {
         notes.add("HTTP one event per request: `" + WrkHttpLoad.command(seconds) + "` against an embedded broker (2 partitions) "
                 + "and its HTTP endpoint in this JVM; wrk runs in its own process on the same 2 cores. "
                 + o.warmups() + " warm-up run(s), then " + o.iterations() + " measured runs; each run is checked: no socket error, "
-                + "no non-2xx answer, and the journal grew by the requests wrk completed.");
+                + "no non-2xx answer, and the journal grew by at least the requests wrk completed.");
         List<WrkHttpLoad.Result> runs = new ArrayList<>();
         try (io.sluice.bench.internal.TempDir dir = new io.sluice.bench.internal.TempDir(o.workDir(), "sluice-bench-http");
              WrkHttpLoad load = new WrkHttpLoad(dir.path())) {

@@ -24,7 +24,7 @@ import java.util.regex.Pattern;
  * {@link HttpIngestServer} run in the benchmark JVM on 127.0.0.1 (port 0).
  *
  * <p>Every run is checked: wrk must report no socket error and no non-2xx answer, and the journal must hold at least
- * the requests wrk completed (at most one more per connection: requests in flight when wrk stopped).
+ * the requests wrk completed (it may hold more: requests still in flight when wrk stopped counting).
  */
 final class WrkHttpLoad implements AutoCloseable {
     static final String BINARY = "wrk";
@@ -92,9 +92,10 @@ final class WrkHttpLoad implements AutoCloseable {
         }
         long written = end - journaled;
         journaled = end;
-        // requests in flight when wrk stopped may still be journaled after it stopped counting them
-        if (written < r.requests() || written > r.requests() + CONNECTIONS) {
-            throw new IllegalStateException("wrk completed " + r.requests() + " requests but the journal grew by " + written);
+        // every answered request is in the journal; requests wrk sent but stopped counting (in flight at the end of
+        // its run) may be journaled as well, so the journal may hold more than wrk counted, never fewer
+        if (written < r.requests()) {
+            throw new IllegalStateException("wrk completed " + r.requests() + " requests but the journal grew by only " + written);
         }
         return r;
     }
