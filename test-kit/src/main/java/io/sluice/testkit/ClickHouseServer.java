@@ -36,6 +36,22 @@ public final class ClickHouseServer {
         this.process = process;
     }
 
+    private static ClickHouseServer replicated;
+
+    /**
+     * A second private server, JVM-wide, whose config has a {@code <zookeeper>} section (the shared private
+     * {@link ZooKeeperServer}) and {@code <macros>} {@code shard=01, replica=r1}, for {@code Replicated*MergeTree}
+     * tables: {@code ReplicatedMergeTree('/clickhouse/tables/{shard}/db.t', '{replica}')}.
+     */
+    public static synchronized ClickHouseServer replicated() {
+        if (replicated == null) {
+            Process p = new Process(ZooKeeperServer.shared().port());
+            p.start();
+            replicated = new ClickHouseServer("http://127.0.0.1:" + p.httpPort, p);
+        }
+        return replicated;
+    }
+
     /** The JVM-wide instance, started on first use. */
     public static synchronized ClickHouseServer shared() {
         if (shared == null) {
@@ -136,8 +152,16 @@ public final class ClickHouseServer {
         final int httpPort = freePort();
         final int tcpPort = freePort();
 
+        private final int zooKeeperPort;
+
         Process() {
+            this(-1);
+        }
+
+        /** @param zooKeeperPort a ZooKeeper on 127.0.0.1 for replicated tables, or -1 for none */
+        Process(int zooKeeperPort) {
             super("clickhouse");
+            this.zooKeeperPort = zooKeeperPort;
             writeConfig();
         }
 
@@ -162,8 +186,10 @@ public final class ClickHouseServer {
                       <max_concurrent_queries>200</max_concurrent_queries>
                       <keep_alive_timeout>3</keep_alive_timeout>
                       <mlock_executable>false</mlock_executable>
+                    %4$s
                     </yandex>
-                    """.formatted(d, httpPort, tcpPort);
+                    """.formatted(d, httpPort, tcpPort, zooKeeperPort < 0 ? "" : "<zookeeper><node><host>127.0.0.1</host><port>"
+                    + zooKeeperPort + "</port></node></zookeeper><macros><shard>01</shard><replica>r1</replica></macros>");
             String users = """
                     <?xml version="1.0"?>
                     <yandex>
