@@ -107,6 +107,7 @@ public final class IngestStagesScenario implements Scenario {
                 + "0..events−1 (the runner fails the run otherwise: no loss, no duplicate).");
         ScenarioResult r = result(tables, charts, notes, stages, Sample.of(rowBinary), Sample.of(jsonEachRow));
         if (http != null) {
+            List<Table> all = new ArrayList<>(r.tables());
             Table.Builder h = Table.builder("Sluice's HTTP endpoint, one event per request from wrk (" + WrkHttpLoad.THREADS
                     + " threads, " + WrkHttpLoad.CONNECTIONS + " keep-alive connections), acks=journal", "— (no raw baseline)");
             h.row("requests/s", "req/s", Better.HIGHER, Sample.of(WrkHttpLoad.field(http, WrkHttpLoad.Result::requestsPerSec)), null, null,
@@ -114,7 +115,8 @@ public final class IngestStagesScenario implements Scenario {
             h.row("avg latency", "ms", Better.LOWER, Sample.of(WrkHttpLoad.field(http, WrkHttpLoad.Result::avgMs)), null, null, "as wrk reports it");
             h.row("P50 latency", "ms", Better.LOWER, Sample.of(WrkHttpLoad.field(http, WrkHttpLoad.Result::p50Ms)), null, null, null);
             h.row("P99 latency", "ms", Better.LOWER, Sample.of(WrkHttpLoad.field(http, WrkHttpLoad.Result::p99Ms)), null, null, null);
-            tables.add(h.build());
+            all.add(h.build());
+            return new ScenarioResult(r.scenario(), r.title(), r.reference(), all, r.charts(), r.notes(), r.elapsedSeconds());
         }
         return r;
     }
