@@ -136,10 +136,10 @@ public final class IngestStagesScenario implements Scenario {
         try (io.sluice.bench.internal.TempDir dir = new io.sluice.bench.internal.TempDir(o.workDir(), "sluice-bench-http");
              WrkHttpLoad load = new WrkHttpLoad(dir.path())) {
             for (int i = 0; i < o.warmups(); i++) {
-                load.run(seconds);
+                load.run(seconds, false);
             }
             for (int i = 0; i < o.iterations(); i++) {
-                runs.add(load.run(seconds));
+                runs.add(load.run(seconds, true));
             }
         }
         return runs;
