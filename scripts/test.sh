@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sluice's test command: works on a fresh Debian machine.
-#  1. installs what the tests need and is missing (JDK 17+, clickhouse-server, redis-server, zookeeper, wrk) from Debian packages;
+#  1. installs what the tests need and is missing (JDK 17+, clickhouse-server, redis-server, zookeeper, wrk) from Debian
+#     packages; Kafka comes from Maven (org.apache.kafka:kafka_2.13, test scope of ingest-pipeline);
 #  2. runs the whole build with every test: ./mvnw -B verify
 #  3. runs the benchmarks in --quick mode so they keep compiling and running (figures are not checked).
 # Tests that need ClickHouse or Redis start private server processes on free loopback ports in temporary
@@ -17,6 +18,7 @@ command -v wrk >/dev/null 2>&1 || need+=(wrk)   # ingest-stages: HTTP one event 
 command -v curl >/dev/null 2>&1 || command -v wget >/dev/null 2>&1 || need+=(curl)   # the Maven wrapper downloads Maven
 command -v unzip >/dev/null 2>&1 || need+=(unzip)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)   # TLS tests make their own CA
+[ -x /usr/bin/kill ] || [ -x /bin/kill ] || need+=(procps)   # the fault suite sends SIGSTOP/SIGCONT with kill(1)
 if [ ${#need[@]} -gt 0 ]; then
   echo "test.sh: installing ${need[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"

@@ -3,6 +3,7 @@ package io.sluice.ingest;
 import io.sluice.core.SluiceException.InvalidConfigException;
 
 import java.net.URI;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
@@ -40,17 +41,23 @@ import java.util.function.Function;
  * @param redisMaxDeliveries an entry delivered this many times without being acknowledged is dead-lettered
  * @param group             Sluice consumer group of the journal/topic ingestor (default {@code sluice-ingest-<name>})
  * @param deadLetterTable   ClickHouse table for rejected rows of the non-Redis strategies (default {@code <table>_dead_letters})
+ * @param source            where the topic is read: a Sluice topic (default) or a Kafka topic ({@link Source})
+ * @param kafkaBootstrap    Kafka bootstrap servers {@code host:port[,host:port]} when {@code source=kafka}
+ * @param shards            ClickHouse cluster target: per shard, its replicas' HTTP URLs (empty: one server,
+ *                          {@code clickhouse.url}); {@code table} is then each shard's local table
+ * @param shardBy           how a partition's rows choose their shard ({@link ShardBy})
  */
 public record IngestConfig(String name, String topic, String clickHouseUrl, String user, String password, String table,
                            String tableDdl, Strategy strategy, RowEncoder rowEncoder, int batchRows, int batchBytes,
                            long lingerMs, int maxInFlight, int workers, int bufferEvents, long blockMs,
                            long retryInitialMs, long retryMaxMs, long insertTimeoutMs, long closeTimeoutMs,
                            String redisUrl, String redisStream, String redisGroup, long redisMaxPending,
-                           long redisClaimIdleMs, int redisMaxDeliveries, String group, String deadLetterTable) {
+                           long redisClaimIdleMs, int redisMaxDeliveries, String group, String deadLetterTable,
+                           Source source, String kafkaBootstrap, List<List<String>> shards, ShardBy shardBy) {
 
     public IngestConfig {
         require(name != null && name.matches("[A-Za-z0-9_.-]+"), "name", name, "must be letters, digits, '_', '.', '-'");
-        require(clickHouseUrl != null, "clickhouse.url", clickHouseUrl, "is required");
+        require(clickHouseUrl != null, "clickhouse.url", clickHouseUrl, "is required (or clickhouse.shards)");
         try {
             URI u = URI.create(clickHouseUrl);
             require("http".equals(u.getScheme()) || "https".equals(u.getScheme()), "clickhouse.url", clickHouseUrl,
@@ -85,6 +92,81 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
         require(redisMaxDeliveries >= 1, "redis.max.deliveries", redisMaxDeliveries, "must be >= 1");
         require(group != null && !group.isBlank(), "group", group, "must not be blank");
         require(deadLetterTable != null && deadLetterTable.contains("."), "dead.letter.table", deadLetterTable, "must be db.table");
+        Objects.requireNonNull(source, "source");
+        if (source == Source.KAFKA) {
+            require(kafkaBootstrap != null && kafkaBootstrap.matches("[^,\\s]+:\\d+(,[^,\\s]+:\\d+)*"), "kafka.bootstrap",
+                    kafkaBootstrap, "is required for source kafka (host:port[,host:port...])");
+            require(strategy == Strategy.JOURNAL, "strategy", strategy.configName(),
+                    "must be journal for source kafka (offset-range batches, Kafka offsets committed over landed ranges)");
+        }
+        shards = shards == null ? List.of() : List.copyOf(shards.stream().map(List::copyOf).toList());
+        for (List<String> replicas : shards) {
+            require(!replicas.isEmpty(), "clickhouse.shards", shards, "every shard needs at least one replica URL");
+            for (String r : replicas) {
+                require(r.startsWith("http://") || r.startsWith("https://"), "clickhouse.shards", r, "must be http(s):// URLs");
+            }
+        }
+        require(shards.isEmpty() || strategy == Strategy.JOURNAL, "clickhouse.shards", shards,
+                "are supported by the journal strategy (offset-range batches per shard); for the others insert into a Distributed table");
+        Objects.requireNonNull(shardBy, "shardBy");
+    }
+
+    /** Where an ingest pipeline reads its events. */
+    public enum Source {
+        /** A Sluice topic, through a Sluice consumer group (embedded or remote). */
+        SLUICE,
+        /** A Kafka topic, through a Kafka consumer group ({@code kafka-clients}); offsets committed to Kafka. */
+        KAFKA;
+
+        static Source parse(String setting, String v) {
+            return switch (v.trim().toLowerCase(java.util.Locale.ROOT)) {
+                case "sluice" -> SLUICE;
+                case "kafka" -> KAFKA;
+                default -> throw InvalidConfigException.of(setting, "'" + v + "'", "must be sluice or kafka");
+            };
+        }
+    }
+
+    /**
+     * How the journal strategy picks a shard for a partition's rows on a cluster target. Rows are routed per
+     * partition, so each offset-range batch lands whole on one shard and a shard's outage holds back only the
+     * partitions routed to it. The producer chose the partition from the event's key, so rows of one key share a
+     * shard.
+     */
+    public enum ShardBy {
+        /** shard = partition mod shards: spread evenly when the partition count is a multiple of the shard count. */
+        PARTITION,
+        /** shard = a fixed hash of (topic, partition) mod shards: a stable random placement. */
+        RANDOM;
+
+        static ShardBy parse(String setting, String v) {
+            return switch (v.trim().toLowerCase(java.util.Locale.ROOT)) {
+                case "partition" -> PARTITION;
+                case "random" -> RANDOM;
+                default -> throw InvalidConfigException.of(setting, "'" + v + "'", "must be partition or random");
+            };
+        }
+    }
+
+    /**
+     * Parses {@code clickhouse.shards}: shards separated by {@code ;}, each shard's replicas by {@code ,}, e.g.
+     * {@code http://a1:8123,http://a2:8123;http://b1:8123,http://b2:8123}.
+     */
+    public static List<List<String>> parseShards(String setting, String v) {
+        List<List<String>> out = new java.util.ArrayList<>();
+        for (String shard : v.split(";")) {
+            List<String> replicas = new java.util.ArrayList<>();
+            for (String r : shard.split(",")) {
+                if (!r.isBlank()) {
+                    replicas.add(r.trim());
+                }
+            }
+            if (replicas.isEmpty()) {
+                throw InvalidConfigException.of(setting, "'" + v + "'", "has an empty shard (shards are separated by ';', replicas by ',')");
+            }
+            out.add(replicas);
+        }
+        return out;
     }
 
     private static void require(boolean ok, String setting, Object value, String requirement) {
@@ -134,7 +216,11 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
                 + strategy.configName() + ", rows=" + (rowEncoder == null ? "json" : rowEncoder.getClass().getName())
                 + ", batch.rows=" + batchRows + ", batch.bytes=" + batchBytes + ", linger.ms=" + lingerMs
                 + ", max.in.flight=" + maxInFlight + ", workers=" + workers + ", buffer.events=" + bufferEvents
-                + ", redis.url=" + redact(redisUrl) + ", redis.stream=" + redisStream + ", group=" + group + "]";
+                + ", redis.url=" + redact(redisUrl) + ", redis.stream=" + redisStream + ", group=" + group
+                + (source == Source.KAFKA ? ", source=kafka, kafka.bootstrap=" + kafkaBootstrap : "")
+                + (shards.isEmpty() ? "" : ", clickhouse.shards=" + shards.stream().map(r -> r.stream().map(IngestConfig::redact).toList()).toList()
+                        + ", clickhouse.shard.by=" + shardBy.name().toLowerCase(java.util.Locale.ROOT))
+                + "]";
     }
 
     public static Builder builder(String name) {
@@ -188,6 +274,10 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
         keys.put("redis.max.deliveries", v -> b.redisMaxDeliveries(intValue(p + "redis.max.deliveries", v)));
         keys.put("group", b::group);
         keys.put("dead.letter.table", b::deadLetterTable);
+        keys.put("source", v -> b.source(Source.parse(p + "source", v)));
+        keys.put("kafka.bootstrap", b::kafkaBootstrap);
+        keys.put("clickhouse.shards", v -> b.shards(parseShards(p + "clickhouse.shards", v)));
+        keys.put("clickhouse.shard.by", v -> b.shardBy(ShardBy.parse(p + "clickhouse.shard.by", v)));
         for (String key : props.stringPropertyNames()) {
             if (!key.startsWith(p)) {
                 continue;
@@ -263,6 +353,10 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
         private int redisMaxDeliveries = 5;
         private String group;
         private String deadLetterTable;
+        private Source source = Source.SLUICE;
+        private String kafkaBootstrap;
+        private List<List<String>> shards = List.of();
+        private ShardBy shardBy = ShardBy.PARTITION;
 
         private Builder(String name) {
             this.name = name;
@@ -295,15 +389,23 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
         public Builder redisMaxDeliveries(int v) { this.redisMaxDeliveries = v; return this; }
         public Builder group(String v) { this.group = v; return this; }
         public Builder deadLetterTable(String v) { this.deadLetterTable = v; return this; }
+        public Builder source(Source v) { this.source = v; return this; }
+        public Builder kafkaBootstrap(String v) { this.kafkaBootstrap = v; return this; }
+        /** Cluster target: per shard, its replicas' URLs; {@code clickhouse.url} defaults to the first replica of shard 1. */
+        public Builder shards(List<List<String>> v) { this.shards = v; return this; }
+        public Builder shardBy(ShardBy v) { this.shardBy = v; return this; }
 
         public IngestConfig build() {
             String t = table == null ? "" : table;
-            return new IngestConfig(name, topic, clickHouseUrl, user, password, table, tableDdl, strategy, rowEncoder,
+            String url = clickHouseUrl == null && shards != null && !shards.isEmpty() && !shards.get(0).isEmpty()
+                    ? shards.get(0).get(0) : clickHouseUrl;
+            return new IngestConfig(name, topic, url, user, password, table, tableDdl, strategy, rowEncoder,
                     batchRows, batchBytes, lingerMs, maxInFlight, workers, bufferEvents, blockMs, retryInitialMs,
                     retryMaxMs, insertTimeoutMs, closeTimeoutMs, redisUrl,
                     redisStream != null ? redisStream : "sluice:" + t, redisGroup, redisMaxPending, redisClaimIdleMs,
                     redisMaxDeliveries, group != null ? group : "sluice-ingest-" + name,
-                    deadLetterTable != null ? deadLetterTable : (t.isEmpty() ? "x.dead_letters" : t + "_dead_letters"));
+                    deadLetterTable != null ? deadLetterTable : (t.isEmpty() ? "x.dead_letters" : t + "_dead_letters"),
+                    source, kafkaBootstrap, shards, shardBy);
         }
     }
 }

@@ -31,13 +31,17 @@ public final class IngestPipeline implements AutoCloseable {
     }
 
     /**
-     * Validates the table (creating it from {@code table.ddl} if given) and starts consuming.
+     * Validates the table (creating it from {@code table.ddl} if given) and starts consuming. With
+     * {@code source=kafka} the topic is read from Kafka ({@link KafkaSource}) and {@code consumers} is not used.
      *
      * @throws io.sluice.core.SluiceException.InvalidConfigException if the topic is missing or the table is wrong
      */
     public static IngestPipeline start(IngestConfig config, ConsumerFactory consumers) {
         if (config.topic() == null || config.topic().isBlank()) {
             throw io.sluice.core.SluiceException.InvalidConfigException.of("topic", config.topic(), "is required for an ingest pipeline");
+        }
+        if (config.source() == IngestConfig.Source.KAFKA) {
+            consumers = KafkaSource.consumers(config.kafkaBootstrap());
         }
         if (config.strategy() == Strategy.JOURNAL) {
             return new IngestPipeline(config, new JournalIngestor(config, consumers), null, null);

@@ -7,7 +7,8 @@ import java.nio.file.Path;
 
 /**
  * The ingesting JVM of {@link SigkillTest}: runs a pipeline until it is killed.
- * Args: {@code journal DATA_DIR CLICKHOUSE_URL TABLE TOPIC} or {@code worker-pool REDIS_URL CLICKHOUSE_URL TABLE STREAM}.
+ * Args: {@code journal DATA_DIR CLICKHOUSE_URL TABLE TOPIC}, {@code kafka BOOTSTRAP CLICKHOUSE_URL TABLE TOPIC} or
+ * {@code worker-pool REDIS_URL CLICKHOUSE_URL TABLE STREAM}.
  */
 public final class CrashChild {
     private CrashChild() {
@@ -20,6 +21,10 @@ public final class CrashChild {
         if (mode.equals("journal")) {
             Broker broker = Broker.open(BrokerConfig.builder(Path.of(args[1])).build());
             IngestPipeline pipeline = IngestPipeline.start(b.strategy(Strategy.JOURNAL).topic(args[4]).build(), broker::newConsumer);
+            System.out.println("started " + pipeline.config().name());
+        } else if (mode.equals("kafka")) {
+            IngestPipeline pipeline = IngestPipeline.start(b.strategy(Strategy.JOURNAL).topic(args[4])
+                    .source(IngestConfig.Source.KAFKA).kafkaBootstrap(args[1]).group("crash-kafka").build(), null);
             System.out.println("started " + pipeline.config().name());
         } else {
             EventSink sink = EventSink.open(b.strategy(Strategy.WORKER_POOL).redisUrl(args[1]).redisStream(args[4])

@@ -3,6 +3,7 @@ package io.sluice.ingest;
 import io.sluice.core.SluiceException.InvalidConfigException;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
@@ -68,6 +69,27 @@ class IngestConfigTest {
         assertThatThrownBy(() -> IngestConfig.fromProperties(props("x.clickhouse.url", "http://h:1", "x.table", "d.t",
                 "x.clickhouse.password.env", "NO_SUCH_VAR_FOR_SLUICE"), "x.", k -> null))
                 .isInstanceOf(InvalidConfigException.class).hasMessageContaining("NO_SUCH_VAR_FOR_SLUICE");
+    }
+
+    @Test
+    void clusterAndKafkaSettingsAreParsedAndValidated() {
+        IngestConfig c = IngestConfig.fromProperties(props("x.clickhouse.shards", "http://a1:8123,http://a2:8123;http://b1:8123",
+                "x.clickhouse.shard.by", "random", "x.table", "d.t_local", "x.strategy", "journal", "x.topic", "t",
+                "x.source", "kafka", "x.kafka.bootstrap", "k1:9092,k2:9092"), "x.");
+        assertThat(c.shards()).containsExactly(List.of("http://a1:8123", "http://a2:8123"), List.of("http://b1:8123"));
+        assertThat(c.clickHouseUrl()).isEqualTo("http://a1:8123"); // the table description and dead letters: shard 1
+        assertThat(c.shardBy()).isEqualTo(IngestConfig.ShardBy.RANDOM);
+        assertThat(c.source()).isEqualTo(IngestConfig.Source.KAFKA);
+        assertThat(c.kafkaBootstrap()).isEqualTo("k1:9092,k2:9092");
+        assertThatThrownBy(() -> IngestConfig.fromProperties(props("x.clickhouse.shards", "http://a1:8123;;http://b1:8123",
+                "x.table", "d.t", "x.strategy", "journal"), "x."))
+                .isInstanceOf(InvalidConfigException.class).hasMessageContaining("x.clickhouse.shards").hasMessageContaining("empty shard");
+        assertThatThrownBy(() -> IngestConfig.fromProperties(props("x.clickhouse.shards", "http://a1:8123;http://b1:8123",
+                "x.table", "d.t", "x.strategy", "coalescing"), "x."))
+                .isInstanceOf(InvalidConfigException.class).hasMessageContaining("Distributed table");
+        assertThatThrownBy(() -> IngestConfig.fromProperties(props("x.clickhouse.url", "http://h:1", "x.table", "d.t",
+                "x.strategy", "journal", "x.source", "kafka"), "x."))
+                .isInstanceOf(InvalidConfigException.class).hasMessageContaining("kafka.bootstrap");
     }
 
     @Test

@@ -24,7 +24,8 @@ import java.util.function.Function;
  */
 public final class IngestCommand {
     static final String USAGE = """
-            usage: sluice ingest --bootstrap HOST:PORT --topic TOPIC --clickhouse URL --table DB.TABLE [options]
+            usage: sluice ingest [--source sluice|kafka] --bootstrap HOST:PORT --topic TOPIC --clickhouse URL --table DB.TABLE [options]
+              --source NAME          sluice (default): a Sluice broker; kafka: a Kafka cluster (journal strategy, Kafka consumer group)
               --strategy NAME        sync | async | coalescing | redis-stream | worker-pool | journal (default journal)
               --user NAME            ClickHouse user (default "default")
               --password-env VAR     environment variable holding the ClickHouse password
@@ -91,7 +92,7 @@ public final class IngestCommand {
                 Map.entry("--encoder", "row.encoder"), Map.entry("--batch-rows", "batch.rows"),
                 Map.entry("--batch-bytes", "batch.bytes"), Map.entry("--linger-ms", "linger.ms"),
                 Map.entry("--max-in-flight", "max.in.flight"), Map.entry("--workers", "workers"),
-                Map.entry("--redis", "redis.url"), Map.entry("--group", "group"));
+                Map.entry("--redis", "redis.url"), Map.entry("--group", "group"), Map.entry("--source", "source"));
         String bootstrap = null;
         long metricsEvery = 10;
         for (Map.Entry<String, String> e : opts.entrySet()) {
@@ -122,6 +123,9 @@ public final class IngestCommand {
                 err.print(USAGE);
                 return 2;
             }
+        }
+        if ("kafka".equalsIgnoreCase(props.getProperty("source", "").trim())) {
+            props.setProperty("kafka.bootstrap", bootstrap); // read by IngestPipeline's Kafka source, not the Sluice client
         }
         props.putIfAbsent("strategy", "journal");
         props.putIfAbsent("group", "sluice-ingest-" + props.getProperty("table"));

@@ -52,6 +52,14 @@ class IngestCommandTest {
         assertThat(run("--bootstrap", "h:1", "--topic", "t", "--clickhouse", "http://127.0.0.1:1", "--table", "d.t",
                 "--strategy", "fast")).isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("strategy").contains("fast");
+        err.reset();
+        assertThat(run("--source", "kafka", "--bootstrap", "h:1", "--topic", "t", "--clickhouse", "http://127.0.0.1:1",
+                "--table", "d.t", "--strategy", "coalescing")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("must be journal for source kafka");
+        err.reset();
+        assertThat(run("--source", "pigeon", "--bootstrap", "h:1", "--topic", "t", "--clickhouse", "http://127.0.0.1:1",
+                "--table", "d.t")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("source").contains("must be sluice or kafka");
     }
 
     @Test

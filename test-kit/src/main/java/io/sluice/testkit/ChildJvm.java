@@ -35,6 +35,11 @@ public final class ChildJvm implements AutoCloseable {
      * Sluice's JVM flags (Chronicle opens from {@code sluice.jvm.args}, and no telemetry).
      */
     public static List<String> command(String maxHeap, Class<?> mainClass, String... args) {
+        return command(maxHeap, mainClass.getName(), args);
+    }
+
+    /** As {@link #command(String, Class, String...)} for a main class named only (a test-scoped dependency's). */
+    public static List<String> command(String maxHeap, String mainClass, String... args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx" + maxHeap);
@@ -48,7 +53,7 @@ public final class ChildJvm implements AutoCloseable {
         cmd.add("-Dchronicle.announcer.disable=true");
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
-        cmd.add(mainClass.getName());
+        cmd.add(mainClass);
         cmd.addAll(Arrays.asList(args));
         return cmd;
     }

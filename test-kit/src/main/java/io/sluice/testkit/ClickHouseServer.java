@@ -31,7 +31,7 @@ public final class ClickHouseServer {
     private final Process process;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-    private ClickHouseServer(String url, Process process) {
+    ClickHouseServer(String url, Process process) {
         this.url = url;
         this.process = process;
     }
@@ -93,6 +93,21 @@ public final class ClickHouseServer {
         requirePrivate().start();
     }
 
+    /** SIGSTOP: the server holds its connections and answers nothing until {@link #resume()}. */
+    public void pause() {
+        requirePrivate().pause();
+    }
+
+    /** SIGCONT after {@link #pause()}. */
+    public void resume() {
+        requirePrivate().resume();
+    }
+
+    /** The private server's process id, or -1 when it is not running. */
+    public long pid() {
+        return requirePrivate().pid();
+    }
+
     public boolean isRunning() {
         return process == null || process.isRunning();
     }
@@ -152,6 +167,7 @@ public final class ClickHouseServer {
         final int httpPort = freePort();
         final int tcpPort = freePort();
 
+        final int interserverPort = freePort();
         private final int zooKeeperPort;
 
         Process() {
@@ -162,10 +178,17 @@ public final class ClickHouseServer {
         Process(int zooKeeperPort) {
             super("clickhouse");
             this.zooKeeperPort = zooKeeperPort;
-            writeConfig();
+            writeConfig("");
         }
 
-        private void writeConfig() {
+        /** A server whose config the caller writes with {@link #writeConfig(String)} (ports are chosen already). */
+        Process(String name) {
+            super(name);
+            this.zooKeeperPort = -1;
+        }
+
+        /** Writes config.xml and users.xml; {@code extra} is XML added inside {@code <yandex>} (cluster settings). */
+        void writeConfig(String extra) {
             String d = dir.toAbsolutePath().toString();
             String config = """
                     <?xml version="1.0"?>
@@ -186,10 +209,12 @@ public final class ClickHouseServer {
                       <max_concurrent_queries>200</max_concurrent_queries>
                       <keep_alive_timeout>3</keep_alive_timeout>
                       <mlock_executable>false</mlock_executable>
-                    %4$s
+                      <interserver_http_host>127.0.0.1</interserver_http_host>
+                      <interserver_http_port>%4$d</interserver_http_port>
+                    %5$s
                     </yandex>
-                    """.formatted(d, httpPort, tcpPort, zooKeeperPort < 0 ? "" : "<zookeeper><node><host>127.0.0.1</host><port>"
-                    + zooKeeperPort + "</port></node></zookeeper><macros><shard>01</shard><replica>r1</replica></macros>");
+                    """.formatted(d, httpPort, tcpPort, interserverPort, (zooKeeperPort < 0 ? "" : "<zookeeper><node><host>127.0.0.1</host><port>"
+                    + zooKeeperPort + "</port></node></zookeeper><macros><shard>01</shard><replica>r1</replica></macros>") + extra);
             String users = """
                     <?xml version="1.0"?>
                     <yandex>

@@ -21,7 +21,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
- * A TCP proxy in front of an HTTP/1.1 server (ClickHouse) that injects faults per request: a request can
+ * A TCP proxy that injects faults, for ClickHouse (HTTP, faults per request) and Redis (raw TCP, faults per
+ * connection). In front of an HTTP/1.1 server ({@link #start}, {@link #forUrl}) a request can
  * <b>arrive late</b> (held for N ms, then forwarded even if the client gave up meanwhile — the server still
  * receives and executes it), its <b>response never comes</b> (the request is forwarded, the response is swallowed),
  * or its <b>connection is cut</b> before it is forwarded. Everything else passes through unchanged.
@@ -33,7 +34,13 @@ import java.util.function.Function;
  * }
  * }</pre>
  *
- * <p>The proxy parses just enough HTTP to find request boundaries on keep-alive connections (request line and
+ * <p>Connection-wide faults, in both modes ({@link #tcp} forwards bytes without parsing them, for Redis):
+ * {@link #delayAll(Duration)} holds every chunk of requests for a while before forwarding it (requests arrive late),
+ * {@link #stall(boolean)} stops forwarding in both directions (the peer's requests and the server's responses wait in
+ * the proxy, bounded by TCP windows; responses never come while stalled), {@link #cutAll()} closes every open
+ * connection at both ends.
+ *
+ * <p>In HTTP mode the proxy parses just enough HTTP to find request boundaries on keep-alive connections (request line and
  * headers, then {@code Content-Length} or chunked body) and never changes a byte. Bounds: at most
  * {@link #MAX_CONNECTIONS} client connections (more are closed at accept), request heads of at most 64 KiB and
  * bodies of at most {@link #MAX_REQUEST_BYTES} (a larger request cuts its connection). Two named threads per
@@ -79,15 +86,20 @@ public final class FaultProxy implements AutoCloseable {
     private final ServerSocket listener;
     private final Thread acceptor;
     private final List<Thread> threads = new ArrayList<>();
-    private final List<Socket> sockets = new ArrayList<>();
     private final CountDownLatch closed = new CountDownLatch(1);
     private final AtomicLong requests = new AtomicLong();
     private final AtomicInteger connections = new AtomicInteger();
     private final AtomicLong faultsInjected = new AtomicLong();
     private final AtomicInteger delayedPending = new AtomicInteger();
     private volatile Function<Request, Fault> rule = r -> Fault.PASS;
+    private final boolean http;
+    private final java.util.Set<Connection> open = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Object stallLock = new Object();
+    private volatile boolean stalled;
+    private volatile long delayAllMillis;
 
-    private FaultProxy(String targetHost, int targetPort) throws IOException {
+    private FaultProxy(String targetHost, int targetPort, boolean http) throws IOException {
+        this.http = http;
         this.targetHost = targetHost;
         this.targetPort = targetPort;
         this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
@@ -99,10 +111,68 @@ public final class FaultProxy implements AutoCloseable {
     /** Listens on a free loopback port and forwards to {@code host:port}. */
     public static FaultProxy start(String host, int port) {
         try {
-            return new FaultProxy(host, port);
+            return new FaultProxy(host, port, true);
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
+    }
+
+    /** A raw TCP proxy (no request parsing: only connection-wide faults), e.g. in front of Redis. */
+    public static FaultProxy tcp(String host, int port) {
+        try {
+            return new FaultProxy(host, port, false);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** Every chunk of request bytes is forwarded {@code d} late (zero: no delay); applies to open connections too. */
+    public void delayAll(Duration d) {
+        delayAllMillis = d.toMillis();
+    }
+
+    /** While stalled, nothing is forwarded in either direction; unstalling forwards what waited. */
+    public void stall(boolean on) {
+        synchronized (stallLock) {
+            stalled = on;
+            stallLock.notifyAll();
+        }
+    }
+
+    /** Closes every open connection at both ends (clients see a reset or EOF; the server sees the client leave). */
+    public int cutAll() {
+        int n = 0;
+        for (Connection c : open) {
+            c.close();
+            n++;
+        }
+        return n;
+    }
+
+    /** Clears every fault: no delay, no stall, each request passes. */
+    public void heal() {
+        delayAll(Duration.ZERO);
+        stall(false);
+        onRequest(r -> Fault.PASS);
+    }
+
+    /** Client connections open now. */
+    public int openConnections() {
+        return open.size();
+    }
+
+    /** Waits while the proxy is stalled, then for the connection-wide delay; false if the proxy is closing. */
+    private boolean awaitPassage() throws InterruptedException {
+        synchronized (stallLock) {
+            while (stalled) {
+                if (closed.getCount() == 0) {
+                    return false;
+                }
+                stallLock.wait(100);
+            }
+        }
+        long d = delayAllMillis;
+        return d <= 0 || !closed.await(d, TimeUnit.MILLISECONDS);
     }
 
     /** Forwards to the HTTP server at {@code url} ({@code http://host:port}). */
@@ -163,13 +233,12 @@ public final class FaultProxy implements AutoCloseable {
                 continue;
             }
             Connection c = new Connection(client, server);
+            open.add(c);
             synchronized (this) {
                 if (closed.getCount() == 0) {
                     c.close();
                     return;
                 }
-                sockets.add(client);
-                sockets.add(server);
                 threads.removeIf(t -> !t.isAlive());
                 Thread up = new Thread(c::pumpRequests, "fault-proxy-" + port() + "-up-" + client.getPort());
                 Thread down = new Thread(c::pumpResponses, "fault-proxy-" + port() + "-down-" + client.getPort());
@@ -195,6 +264,10 @@ public final class FaultProxy implements AutoCloseable {
         }
 
         void pumpRequests() {
+            if (!http) {
+                pumpRaw();
+                return;
+            }
             try (InputStream in = client.getInputStream(); OutputStream out = server.getOutputStream()) {
                 while (true) {
                     byte[] request = readRequest(in);
@@ -227,6 +300,9 @@ public final class FaultProxy implements AutoCloseable {
                         case DROP_RESPONSE -> dropResponses = true;
                         case PASS -> { }
                     }
+                    if (!awaitPassage()) {
+                        return;
+                    }
                     out.write(request);
                     out.flush();
                 }
@@ -243,12 +319,32 @@ public final class FaultProxy implements AutoCloseable {
             }
         }
 
+        /** Raw mode: request bytes are copied as they come, subject to the connection-wide faults. */
+        private void pumpRaw() {
+            byte[] buf = new byte[64 << 10];
+            try (InputStream in = client.getInputStream(); OutputStream out = server.getOutputStream()) {
+                int n;
+                while ((n = in.read(buf)) >= 0) {
+                    if (!awaitPassage()) {
+                        return;
+                    }
+                    out.write(buf, 0, n);
+                    out.flush();
+                }
+            } catch (IOException | InterruptedException e) {
+                // client left, connection cut or proxy closing
+            } finally {
+                close();
+            }
+        }
+
         void pumpResponses() {
             byte[] buf = new byte[64 << 10];
             try (InputStream in = server.getInputStream()) {
                 OutputStream out = client.getOutputStream();
                 int n;
                 while ((n = in.read(buf)) >= 0) {
+                    waitWhileStalled();
                     if (dropResponses) {
                         continue;
                     }
@@ -259,11 +355,20 @@ public final class FaultProxy implements AutoCloseable {
                         dropResponses = true; // keep reading so the server finishes the request
                     }
                 }
-            } catch (IOException e) {
-                // server closed
+            } catch (IOException | InterruptedException e) {
+                // server closed, connection cut or proxy closing
             } finally {
                 close();
+                open.remove(this);
                 connections.decrementAndGet();
+            }
+        }
+
+        private void waitWhileStalled() throws InterruptedException {
+            synchronized (stallLock) {
+                while (stalled && closed.getCount() > 0) {
+                    stallLock.wait(100);
+                }
             }
         }
 
@@ -404,12 +509,15 @@ public final class FaultProxy implements AutoCloseable {
                 return;
             }
             closed.countDown();
+            synchronized (stallLock) {
+                stallLock.notifyAll();
+            }
             try {
                 listener.close();
             } catch (IOException ignored) {
                 // closing
             }
-            sockets.forEach(FaultProxy::closeQuietly);
+            open.forEach(Connection::close);
             toJoin = new ArrayList<>(threads);
         }
         toJoin.add(acceptor);

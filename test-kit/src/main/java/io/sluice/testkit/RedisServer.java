@@ -63,6 +63,21 @@ public final class RedisServer {
         requirePrivate().start();
     }
 
+    /** SIGSTOP: the server holds its connections and answers nothing until {@link #resume()}. */
+    public void pause() {
+        requirePrivate().pause();
+    }
+
+    /** SIGCONT after {@link #pause()}. */
+    public void resume() {
+        requirePrivate().resume();
+    }
+
+    /** The private server's process id, or -1 when it is not running. */
+    public long pid() {
+        return requirePrivate().pid();
+    }
+
     public void restart() {
         requirePrivate().restart();
     }

@@ -40,6 +40,21 @@ abstract class ServerProcess implements AutoCloseable {
     /** True once the server answers on its port. Must not throw. */
     protected abstract boolean isReady();
 
+    /** How long {@link #start()} waits for {@link #isReady()} (JVM servers on a loaded machine need longer). */
+    protected Duration readyDeadline() {
+        return READY_DEADLINE;
+    }
+
+    /** The last lines of the server's output, for failure messages (the directory is deleted on close). */
+    protected String logTail() {
+        try {
+            List<String> lines = Files.readAllLines(dir.resolve("stdout.log"));
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
+        } catch (IOException | UncheckedIOException e) {
+            return "(no log: " + e + ")";
+        }
+    }
+
     public Path dir() {
         return dir;
     }
@@ -63,7 +78,7 @@ abstract class ServerProcess implements AutoCloseable {
             throw new UncheckedIOException("cannot start " + name + ": " + command(), e);
         }
         Process started = process;
-        io.sluice.testkit.Await.until(name + " ready", READY_DEADLINE, () -> {
+        io.sluice.testkit.Await.until(() -> name + " ready; its log ends with:\n" + logTail(), readyDeadline(), () -> {
             if (!started.isAlive()) {
                 throw new IllegalStateException(name + " exited with " + started.exitValue() + "; see " + dir.resolve("stdout.log"));
             }
@@ -87,6 +102,27 @@ abstract class ServerProcess implements AutoCloseable {
         }
         process.destroyForcibly();
         waitExit();
+    }
+
+    /** The server's process id, or -1 when it is not running. */
+    public synchronized long pid() {
+        return process != null && process.isAlive() ? process.pid() : -1;
+    }
+
+    /** SIGSTOP: the server keeps its sockets open and answers nothing until {@link #resume()}. */
+    public synchronized void pause() {
+        signal("STOP");
+    }
+
+    /** SIGCONT after {@link #pause()}. */
+    public synchronized void resume() {
+        signal("CONT");
+    }
+
+    private void signal(String sig) {
+        if (process != null && process.isAlive()) {
+            Signals.send(process.pid(), sig);
+        }
     }
 
     public void restart() {

@@ -29,6 +29,11 @@ import java.util.regex.Pattern;
  * as the body, the response body holding the error text ({@code Code: 27, e.displayText() = ...}) on failure.
  * One pooled keep-alive client, no compression (loopback; the server's gzip on 18.16 is unreliable), settings only
  * as URL parameters and only those the server reported in {@code system.settings}.
+ *
+ * <p><b>Replicas.</b> Built with several URLs (the replicas of one shard), requests go to one replica at a time; a
+ * replica that is unreachable or answers that it cannot take writes now (read-only table, lost ZooKeeper session)
+ * is skipped: the failing request is reported as usual and the caller's retry goes to the next replica, so a down
+ * replica is tried again only after the others failed too.
  */
 public final class ClickHouseHttp {
     /**
@@ -38,14 +43,27 @@ public final class ClickHouseHttp {
      */
     private static final Set<Integer> DATA_ERRORS = Set.of(6, 25, 26, 27, 32, 33, 38, 41, 53, 69, 70, 72, 117, 131, 190, 321, 349);
     private static final Pattern CODE = Pattern.compile("Code: (\\d+)");
+    /**
+     * Codes that say "this replica cannot serve the request now, another one may": 209 SOCKET_TIMEOUT,
+     * 210 NETWORK_ERROR, 225 NO_ZOOKEEPER, 242 TABLE_IS_READ_ONLY, 319 UNKNOWN_STATUS_OF_INSERT, 999 KEEPER_EXCEPTION.
+     */
+    private static final Set<Integer> REPLICA_ERRORS = Set.of(209, 210, 225, 242, 319, 999);
 
-    private final URI base;
+    private final java.util.List<URI> replicas;
+    private volatile int current;
+    private volatile URI base;
     private final String authorization;
     private final Duration timeout;
     private final HttpClient client;
 
     public ClickHouseHttp(String url, String user, String password, Duration timeout, Executor executor) {
-        this.base = URI.create(url.endsWith("/") ? url : url + "/");
+        this(java.util.List.of(url), user, password, timeout, executor);
+    }
+
+    /** One shard's replicas: requests go to one at a time, moving on when it fails (see the class comment). */
+    public ClickHouseHttp(java.util.List<String> replicaUrls, String user, String password, Duration timeout, Executor executor) {
+        this.replicas = replicaUrls.stream().map(url -> URI.create(url.endsWith("/") ? url : url + "/")).toList();
+        this.base = replicas.get(0);
         this.authorization = "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
         this.timeout = timeout;
         HttpClient.Builder b = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5));
@@ -60,14 +78,47 @@ public final class ClickHouseHttp {
         return io.sluice.ingest.IngestConfig.redact(base.toString());
     }
 
+    /** Every replica URL this client may send to. */
+    public java.util.List<String> replicaUrls() {
+        return replicas.stream().map(URI::toString).toList();
+    }
+
+    /** After a failure at {@code failed}: the next request goes to the next replica (no-op with one URL). */
+    private void skip(URI failed) {
+        if (replicas.size() > 1 && failed == base) {
+            synchronized (this) {
+                if (failed == base) {
+                    current = (current + 1) % replicas.size();
+                    base = replicas.get(current);
+                }
+            }
+        }
+    }
+
+    private <T> T onReplica(java.util.function.Function<URI, T> request) {
+        URI at = base;
+        try {
+            return request.apply(at);
+        } catch (IngestException e) {
+            if (e.isOutcomeUnknown() || REPLICA_ERRORS.contains(e.serverCode())) {
+                skip(at);
+            }
+            throw e;
+        }
+    }
+
     /** Runs a statement or query and returns the raw body (put {@code FORMAT TabSeparated} in the SQL). */
     public String query(String sql) {
-        HttpRequest req = request(Map.of()).POST(HttpRequest.BodyPublishers.ofString(sql, StandardCharsets.UTF_8)).build();
+        return onReplica(at -> query(at, sql));
+    }
+
+    private String query(URI at, String sql) {
+        HttpRequest req = request(at, Map.of()).POST(HttpRequest.BodyPublishers.ofString(sql, StandardCharsets.UTF_8)).build();
         try {
             HttpResponse<byte[]> r = client.send(req, HttpResponse.BodyHandlers.ofByteArray());
             return check(r, sql);
         } catch (IOException e) {
-            throw transportError(e, sql);
+            throw transportError(at, e, sql);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IngestException("interrupted during [" + sql + "]", -1, false, true, e);
@@ -76,11 +127,18 @@ public final class ClickHouseHttp {
 
     /** Blocking INSERT: {@code insertSql} is {@code INSERT INTO db.t [(cols)] FORMAT X}, the body the rows. */
     public void insert(String insertSql, Map<String, String> settings, byte[] body, int offset, int length) {
-        HttpRequest req = insertRequest(insertSql, settings, body, offset, length);
+        onReplica(at -> {
+            insert(at, insertSql, settings, body, offset, length);
+            return null;
+        });
+    }
+
+    private void insert(URI at, String insertSql, Map<String, String> settings, byte[] body, int offset, int length) {
+        HttpRequest req = insertRequest(at, insertSql, settings, body, offset, length);
         try {
             check(client.send(req, HttpResponse.BodyHandlers.ofByteArray()), insertSql);
         } catch (IOException e) {
-            throw transportError(e, insertSql);
+            throw transportError(at, e, insertSql);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IngestException("interrupted during [" + insertSql + "]", -1, false, true, e);
@@ -99,6 +157,13 @@ public final class ClickHouseHttp {
      * B is 32 random hex digits: a collision with row bytes is as likely as guessing a random 128-bit number.
      */
     public void insertExternal(IdempotentInsert.Statement statement, Map<String, String> settings, byte[] body, int offset, int length) {
+        onReplica(at -> {
+            insertExternal(at, statement, settings, body, offset, length);
+            return null;
+        });
+    }
+
+    private void insertExternal(URI at, IdempotentInsert.Statement statement, Map<String, String> settings, byte[] body, int offset, int length) {
         String boundary = java.util.UUID.randomUUID().toString().replace("-", "");
         Map<String, String> params = new java.util.LinkedHashMap<>(settings);
         params.put("query_id", statement.queryId());
@@ -109,7 +174,7 @@ public final class ClickHouseHttp {
                 + "\"; filename=\"" + IdempotentInsert.EXTERNAL + "\"\r\nContent-Type: application/octet-stream\r\n\r\n")
                 .getBytes(StandardCharsets.US_ASCII);
         byte[] tail = ("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.US_ASCII);
-        HttpRequest req = request(params)
+        HttpRequest req = request(at, params)
                 .header("Content-Type", "multipart/form-data; boundary=" + boundary)
                 .POST(HttpRequest.BodyPublishers.concat(HttpRequest.BodyPublishers.ofByteArray(head),
                         HttpRequest.BodyPublishers.ofByteArray(body, offset, length), HttpRequest.BodyPublishers.ofByteArray(tail)))
@@ -117,7 +182,7 @@ public final class ClickHouseHttp {
         try {
             check(client.send(req, HttpResponse.BodyHandlers.ofByteArray()), statement.sql());
         } catch (IOException e) {
-            throw transportError(e, statement.sql());
+            throw transportError(at, e, statement.sql());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IngestException("interrupted during [" + abbreviate(statement.sql()) + "]", -1, false, true, e);
@@ -126,11 +191,13 @@ public final class ClickHouseHttp {
 
     /** Non-blocking INSERT: the future fails with {@link IngestException}. */
     public CompletableFuture<Void> insertAsync(String insertSql, Map<String, String> settings, byte[] body, int offset, int length) {
-        HttpRequest req = insertRequest(insertSql, settings, body, offset, length);
+        URI at = base;
+        HttpRequest req = insertRequest(at, insertSql, settings, body, offset, length);
         return client.sendAsync(req, HttpResponse.BodyHandlers.ofByteArray()).handle((r, err) -> {
             if (err != null) {
                 Throwable cause = err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
-                throw cause instanceof IOException io ? transportError(io, insertSql)
+                skip(at);
+                throw cause instanceof IOException io ? transportError(at, io, insertSql)
                         : new IngestException("INSERT failed: " + cause, -1, false, true, cause);
             }
             check(r, insertSql);
@@ -138,13 +205,13 @@ public final class ClickHouseHttp {
         });
     }
 
-    private HttpRequest insertRequest(String insertSql, Map<String, String> settings, byte[] body, int offset, int length) {
+    private HttpRequest insertRequest(URI at, String insertSql, Map<String, String> settings, byte[] body, int offset, int length) {
         Map<String, String> params = new java.util.LinkedHashMap<>(settings);
         params.put("query", insertSql);
-        return request(params).POST(HttpRequest.BodyPublishers.ofByteArray(body, offset, length)).build();
+        return request(at, params).POST(HttpRequest.BodyPublishers.ofByteArray(body, offset, length)).build();
     }
 
-    private HttpRequest.Builder request(Map<String, String> params) {
+    private HttpRequest.Builder request(URI base, Map<String, String> params) {
         StringBuilder q = new StringBuilder();
         for (Map.Entry<String, String> e : params.entrySet()) {
             q.append(q.length() == 0 ? "?" : "&").append(e.getKey()).append('=')
@@ -167,9 +234,9 @@ public final class ClickHouseHttp {
                 code, DATA_ERRORS.contains(code), false, null);
     }
 
-    private IngestException transportError(IOException e, String sql) {
+    private static IngestException transportError(URI base, IOException e, String sql) {
         boolean timedOut = e instanceof HttpTimeoutException;
-        return new IngestException("ClickHouse at " + url() + (timedOut ? " timed out" : " unreachable") + " during ["
+        return new IngestException("ClickHouse at " + io.sluice.ingest.IngestConfig.redact(base.toString()) + (timedOut ? " timed out" : " unreachable") + " during ["
                 + abbreviate(sql) + "]: " + e, -1, false, true, e);
     }
 

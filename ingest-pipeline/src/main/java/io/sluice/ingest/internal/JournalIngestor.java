@@ -101,12 +101,16 @@ public final class JournalIngestor implements AutoCloseable {
     private volatile Guarantee guarantee;
     private BatchInserter inserter;
     private IdempotentInsert idempotent;
+    /** One server, or the shards of a cluster target (clickhouse.shards); set with ctx. */
+    private volatile Shards shards;
+    private final int shardCount;
     private final ConsumerFactory consumers;
     private final ExecutorService insertThreads;
     private final LinkedBlockingQueue<InFlight> completions = new LinkedBlockingQueue<>();
     private final Map<TopicPartition, PartitionState> partitions = new HashMap<>();
     private final Thread thread;
     private int inFlightCount; // poller thread only
+    private final int[] shardInFlight; // poller thread only: max.in.flight applies per shard, so a stuck shard holds back only its partitions
     private volatile boolean running = true;
 
     /**
@@ -117,6 +121,8 @@ public final class JournalIngestor implements AutoCloseable {
      */
     public JournalIngestor(IngestConfig config, ConsumerFactory consumers) {
         this.config = config;
+        this.shardCount = Math.max(1, config.shards().size());
+        this.shardInFlight = new int[shardCount];
         this.consumers = consumers;
         try {
             openContext();
@@ -125,7 +131,7 @@ public final class JournalIngestor implements AutoCloseable {
             supervision.retrying("ClickHouse not reachable at start: " + e.getMessage());
         }
         AtomicInteger n = new AtomicInteger();
-        this.insertThreads = Executors.newFixedThreadPool(config.maxInFlight(), r ->
+        this.insertThreads = Executors.newFixedThreadPool(config.maxInFlight() * shardCount, r ->
                 new Thread(r, "sluice-ingest-" + config.name() + "-insert-" + n.incrementAndGet()));
         this.thread = new Thread(this::run, "sluice-ingest-" + config.name() + "-journal");
         this.thread.start();
@@ -135,6 +141,7 @@ public final class JournalIngestor implements AutoCloseable {
         SinkContext c = new SinkContext(config, RowFormat.Provenance.OFFSETS, metrics);
         Guarantee g = choose(c.target);
         this.inserter = c.inserter(c.format, Map.of(), c.clickHouseDeadLetters());
+        this.shards = Shards.open(c, inserter);
         this.idempotent = g == Guarantee.EXACTLY_ONCE_IDEMPOTENT_INSERT
                 ? new IdempotentInsert(c.target, config.rowEncoder(), RowFormat.Provenance.OFFSETS) : null;
         this.guarantee = g;
@@ -247,7 +254,7 @@ public final class JournalIngestor implements AutoCloseable {
             long heartbeatNanos = cc.sessionTimeoutMillis() * 1_000_000L / 4;
             long lastPollNanos = System.nanoTime();
             while (running) {
-                if (inFlightCount >= config.maxInFlight()) {
+                if (inFlightCount >= config.maxInFlight() * shardCount) {
                     // At capacity: wait for an insert to finish rather than polling records we could not take
                     // (they would be sought back and read again). Still poll at least every heartbeatNanos so the
                     // group keeps this member; meanwhile new events simply wait in the journal.
@@ -293,9 +300,25 @@ public final class JournalIngestor implements AutoCloseable {
                         seal(ps);
                     }
                 }
+                if (!blocked.isEmpty() && blocked.size() == partitionsIn(records)) {
+                    // every partition polled is waiting for its shard: wait for an insert to finish instead of
+                    // re-reading the same records in a tight loop
+                    InFlight f = completions.poll(100, TimeUnit.MILLISECONDS);
+                    if (f != null) {
+                        completions.add(f);
+                    }
+                }
             }
             drain(consumer);
         }
+    }
+
+    private static int partitionsIn(List<ConsumerRecord> records) {
+        Set<TopicPartition> tps = new HashSet<>();
+        for (ConsumerRecord r : records) {
+            tps.add(r.topicPartition());
+        }
+        return tps.size();
     }
 
     /** Adds a record to its partition's open batch; false when that batch is full and cannot be sealed yet. */
@@ -338,7 +361,8 @@ public final class JournalIngestor implements AutoCloseable {
         if (ps.open == null || ps.openTo <= ps.openFrom) {
             return true;
         }
-        if (inFlightCount >= config.maxInFlight()) {
+        int shard = shards.indexOf(ps.partition);
+        if (shardInFlight[shard] >= config.maxInFlight()) {
             return false;
         }
         RowBatch<Long> batch = ps.open;
@@ -346,6 +370,7 @@ public final class JournalIngestor implements AutoCloseable {
         ps.open = null;
         ps.inFlight.add(f);
         inFlightCount++;
+        shardInFlight[shard]++;
         insertThreads.execute(() -> insert(f, batch));
         return true;
     }
@@ -356,7 +381,7 @@ public final class JournalIngestor implements AutoCloseable {
                     ? Map.of("insert_deduplication_token", config.table() + "/" + source(f.partition, f.from) + "-" + f.to) : Map.of();
             Function<RowBatch<Long>, IdempotentInsert.Statement> statement = idempotent == null ? null
                     : b -> idempotent.offsets(f.partition.partition(), b.tag(0), b.tag(b.rows() - 1), queryId(f));
-            inserter.insert(batch, null, offset -> source(f.partition, offset), settings, statement,
+            shards.of(f.partition).inserter().insert(batch, null, offset -> source(f.partition, offset), settings, statement,
                     () -> f.abandoned || ctx.givingUp());
         } catch (Throwable t) {
             // whatever it was, this range did not (all) land: the poller must not commit past it
@@ -384,12 +409,13 @@ public final class JournalIngestor implements AutoCloseable {
         return tp.topic() + "/" + tp.partition() + "/" + offset;
     }
 
+    /** Asks every replica of the partition's shard that answers (a row may not have reached every replica yet). */
     private Set<Long> landedOffsets(TopicPartition tp, long from, long toInclusive) {
-        String body = ctx.http.query("SELECT " + ClickHouseTarget.OFFSET_COLUMN + " FROM " + config.table() + " WHERE "
+        Set<String> lines = shards.of(tp).queryAllReplicas("SELECT " + ClickHouseTarget.OFFSET_COLUMN + " FROM " + config.table() + " WHERE "
                 + ClickHouseTarget.PARTITION_COLUMN + " = " + tp.partition() + " AND " + ClickHouseTarget.OFFSET_COLUMN
                 + " BETWEEN " + from + " AND " + toInclusive + " FORMAT TabSeparated");
         Set<Long> out = new HashSet<>();
-        for (String line : ClickHouseTarget.lines(body)) {
+        for (String line : lines) {
             out.add(Long.parseLong(line.strip()));
         }
         return out;
@@ -457,6 +483,7 @@ public final class JournalIngestor implements AutoCloseable {
         Set<PartitionState> touched = new HashSet<>();
         while ((f = completions.poll()) != null) {
             inFlightCount--;
+            shardInFlight[shards.indexOf(f.partition)]--;
             if (f.abandoned) {
                 continue; // revoked or restarted meanwhile: the current owner re-reads from the committed offset
             }

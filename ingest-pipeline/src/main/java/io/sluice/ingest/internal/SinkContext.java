@@ -22,7 +22,8 @@ final class SinkContext {
     SinkContext(IngestConfig config, RowFormat.Provenance wanted, IngestMetrics metrics) {
         this.config = config;
         this.metrics = metrics;
-        this.http = new ClickHouseHttp(config.clickHouseUrl(), config.user(), config.password(),
+        // a cluster target: shard 1's replicas hold the table description and the dead-letter table
+        this.http = new ClickHouseHttp(config.shards().isEmpty() ? java.util.List.of(config.clickHouseUrl()) : config.shards().get(0), config.user(), config.password(),
                 Duration.ofMillis(config.insertTimeoutMs()), null);
         this.target = ClickHouseTarget.open(config, http);
         boolean available = wanted == RowFormat.Provenance.OFFSETS ? target.hasOffsetColumns()
@@ -40,7 +41,12 @@ final class SinkContext {
     }
 
     BatchInserter inserter(RowFormat rowFormat, Map<String, String> settings, DeadLetters deadLetters) {
-        return new BatchInserter(http, rowFormat, settings, deadLetters, metrics, config.retryInitialMs(), config.retryMaxMs(), this::givingUp);
+        return inserter(http, rowFormat, settings, deadLetters);
+    }
+
+    /** An inserter into another server of the target (a shard of a cluster). */
+    BatchInserter inserter(ClickHouseHttp to, RowFormat rowFormat, Map<String, String> settings, DeadLetters deadLetters) {
+        return new BatchInserter(to, rowFormat, settings, deadLetters, metrics, config.retryInitialMs(), config.retryMaxMs(), this::givingUp);
     }
 
     private DeadLetters deadLetters;

@@ -1,0 +1,272 @@
+package io.sluice.faults;
+
+import io.sluice.core.Broker;
+import io.sluice.core.BrokerConfig;
+import io.sluice.core.TopicConfig;
+import io.sluice.testkit.ClickHouseServer;
+import io.sluice.testkit.FaultProxy;
+import io.sluice.testkit.RedisServer;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The real processes of a run: a private ClickHouse behind a {@link FaultProxy}, a private Redis behind a raw TCP
+ * proxy (when {@code worker-pool} is in the run), {@code sluice broker} with an {@code ingest.<name>.*} section per
+ * broker-side strategy, and a {@code sluice ingest} process for the journal strategy. Every ingest pipeline talks to
+ * ClickHouse and Redis through the proxies; the checker queries ClickHouse directly.
+ *
+ * <p>The broker's journal lives on a 512 MiB tmpfs when the run is root and {@link FaultKind#DISK_FULL} is enabled
+ * (mounted here, unmounted by {@link #close()}).
+ */
+public final class Cluster implements AutoCloseable {
+    public static final String TOPIC = "events";
+
+    /** A ClickHouse table fed by one strategy, and what the docs promise for it. */
+    public record Table(String strategy, String name, boolean exactlyOnce) {
+    }
+
+    private final TortureConfig config;
+    private final ClickHouseServer clickHouse;
+    private final RedisServer redis;
+    private final FaultProxy clickHouseProxy;
+    private final FaultProxy redisProxy;
+    private final Node broker;
+    private final Node ingest;
+    private final List<Table> tables = new ArrayList<>();
+    private final Path dataDir;
+    private final boolean tmpfs;
+    private final int port;
+    private final int httpPort;
+
+    public Cluster(TortureConfig config) {
+        this.config = config;
+        Path run = config.runDir();
+        this.clickHouse = ClickHouseServer.shared();
+        String db = clickHouse.createDatabase("torture");
+        this.clickHouseProxy = FaultProxy.forUrl(clickHouse.url());
+        if (config.has("worker-pool")) {
+            this.redis = RedisServer.shared();
+            URI u = URI.create(redis.url());
+            this.redisProxy = FaultProxy.tcp(u.getHost(), u.getPort());
+        } else {
+            this.redis = null;
+            this.redisProxy = null;
+        }
+        this.dataDir = run.resolve("broker-data");
+        this.tmpfs = config.faults().contains(FaultKind.DISK_FULL) && mountTmpfs(dataDir);
+        this.port = freePort();
+        this.httpPort = freePort();
+        try (Broker setup = Broker.open(BrokerConfig.builder(dataDir).build())) {
+            setup.createTopic(TopicConfig.of(TOPIC, config.partitions()));
+        }
+
+        Map<String, String> props = new LinkedHashMap<>();
+        props.put("data.dir", dataDir.toString());
+        props.put("port", Integer.toString(port));
+        props.put("http.port", Integer.toString(httpPort));
+        if (config.has("coalescing")) {
+            String t = db + ".coalescing";
+            clickHouse.execute("CREATE TABLE " + t + " (id UInt64, p UInt32) ENGINE = MergeTree ORDER BY id");
+            tables.add(new Table("coalescing", t, false));
+            section(props, "co", t, "coalescing");
+        }
+        if (config.has("worker-pool")) {
+            String t = db + ".worker_pool";
+            clickHouse.execute("CREATE TABLE " + t + " (id UInt64, p UInt32, _sluice_entry String, _sluice_index UInt32)"
+                    + " ENGINE = MergeTree ORDER BY (_sluice_entry, _sluice_index)");
+            // at-least-once end to end: the entry columns make rows exactly-once per stream entry, but an event the
+            // topic ingestor re-sends after a failed XADD (Redis killed, cut or stalled) is a new entry
+            tables.add(new Table("worker-pool", t, false));
+            section(props, "wp", t, "worker-pool");
+            props.put("ingest.wp.redis.url", "redis://127.0.0.1:" + redisProxy.port());
+            props.put("ingest.wp.redis.stream", "torture-" + db);
+            props.put("ingest.wp.workers", "2");
+            props.put("ingest.wp.redis.claim.idle.ms", Long.toString(Math.max(5_000, 3 * config.insertTimeoutMillis())));
+        }
+        Path brokerConfig = run.resolve("broker.properties");
+        StringBuilder sb = new StringBuilder();
+        props.forEach((k, v) -> sb.append(k).append('=').append(v).append('\n'));
+        try {
+            Files.writeString(brokerConfig, sb.toString(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        this.broker = new Node("broker", run, "512m", Map.of(), "sluice broker: binary protocol on",
+                "broker", "--config", brokerConfig.toString());
+
+        if (config.has("journal")) {
+            String t = db + ".journal";
+            clickHouse.execute("CREATE TABLE " + t + " (id UInt64, p UInt32, _sluice_partition UInt32, _sluice_offset UInt64)"
+                    + " ENGINE = MergeTree ORDER BY (_sluice_partition, _sluice_offset)");
+            tables.add(new Table("journal", t, true));
+            this.ingest = new Node("ingest", run, "256m", Map.of(), "sluice ingest: IngestConfig[",
+                    "ingest", "--bootstrap", bootstrap(), "--topic", TOPIC, "--clickhouse", clickHouseProxy.url(),
+                    "--table", t, "--strategy", "journal", "--batch-rows", "500", "--linger-ms", "50",
+                    "--group", "ingest-journal", "--metrics-interval-s", "0",
+                    "--set", "insert.timeout.ms=" + config.insertTimeoutMillis(),
+                    "--set", "retry.max.ms=2000");
+        } else {
+            this.ingest = null;
+        }
+    }
+
+    private void section(Map<String, String> props, String name, String table, String strategy) {
+        String p = "ingest." + name + ".";
+        props.put(p + "topic", TOPIC);
+        props.put(p + "clickhouse.url", clickHouseProxy.url());
+        props.put(p + "table", table);
+        props.put(p + "strategy", strategy);
+        props.put(p + "group", "ingest-" + name);
+        props.put(p + "batch.rows", "500");
+        props.put(p + "linger.ms", "50");
+        props.put(p + "insert.timeout.ms", Long.toString(config.insertTimeoutMillis()));
+        props.put(p + "retry.max.ms", "2000");
+    }
+
+    /** Starts the broker, then the ingest process. */
+    public void start() {
+        broker.start(5);
+        if (ingest != null) {
+            ingest.start(5);
+        }
+    }
+
+    /** "broker 2, ingest 0": how often each process exited before it was ready (each was tried again). */
+    public String failedStarts() {
+        return "broker " + broker.failedStarts() + (ingest == null ? "" : ", ingest " + ingest.failedStarts());
+    }
+
+    public String bootstrap() {
+        return "127.0.0.1:" + port;
+    }
+
+    public int httpPort() {
+        return httpPort;
+    }
+
+    public Node broker() {
+        return broker;
+    }
+
+    /** The {@code sluice ingest} process, or null when the journal strategy is not in the run. */
+    public Node ingest() {
+        return ingest;
+    }
+
+    public ClickHouseServer clickHouse() {
+        return clickHouse;
+    }
+
+    public RedisServer redis() {
+        return redis;
+    }
+
+    public FaultProxy clickHouseProxy() {
+        return clickHouseProxy;
+    }
+
+    public FaultProxy redisProxy() {
+        return redisProxy;
+    }
+
+    public List<Table> tables() {
+        return List.copyOf(tables);
+    }
+
+    public Path dataDir() {
+        return dataDir;
+    }
+
+    public boolean onTmpfs() {
+        return tmpfs;
+    }
+
+    /**
+     * Ends every fault: proxies pass, paused processes continue, dead ones are restarted (ClickHouse and Redis
+     * first, then the broker, then the ingest process). Returns what had to be restarted.
+     */
+    public List<String> heal() {
+        List<String> restarted = new ArrayList<>();
+        clickHouseProxy.heal();
+        if (redisProxy != null) {
+            redisProxy.heal();
+        }
+        if (clickHouse.isPrivate()) {
+            clickHouse.resume();
+            if (!clickHouse.isRunning()) {
+                clickHouse.start();
+                restarted.add("clickhouse");
+            }
+        }
+        if (redis != null && redis.isPrivate()) {
+            redis.resume();
+            if (redis.pid() < 0) {
+                redis.start();
+                restarted.add("redis");
+            }
+        }
+        if (broker.ensureRunning()) {
+            restarted.add("broker");
+        }
+        if (ingest != null && ingest.ensureRunning()) {
+            restarted.add("ingest");
+        }
+        return restarted;
+    }
+
+    @Override
+    public void close() {
+        if (ingest != null) {
+            ingest.close();
+        }
+        broker.close();
+        clickHouseProxy.close();
+        if (redisProxy != null) {
+            redisProxy.close();
+        }
+        if (tmpfs) {
+            run("umount", "-l", dataDir.toString());
+        }
+    }
+
+    static int freePort() {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static boolean mountTmpfs(Path dir) {
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return run("mount", "-t", "tmpfs", "-o", "size=512m", "tmpfs", dir.toString());
+    }
+
+    static boolean run(String... cmd) {
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+}

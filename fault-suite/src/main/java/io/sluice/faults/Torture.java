@@ -1,0 +1,183 @@
+package io.sluice.faults;
+
+import io.sluice.testkit.Await;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.EnumSet;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Collectors;
+
+/**
+ * One run of the suite: start the cluster, run the workload while the nemesis injects faults, heal, stop
+ * producing, let everything acknowledged land (bounded by {@link TortureConfig#settle()}), stop the members, and
+ * check. The entry point of {@code scripts/torture.sh}:
+ *
+ * <pre>
+ * Torture --minutes N [--seconds N] [--seed S] [--strategies journal,coalescing,worker-pool] [--faults KIND,...]
+ *         [--producers N] [--rate EVENTS_PER_S_PER_PRODUCER] [--members N] [--run-dir DIR]
+ * </pre>
+ * Prints the seed first, then the report; exits 1 when a guarantee is violated. {@code --scenario late-inserts} and
+ * {@code --scenario unauthenticated-flood} run issue 11's two reproductions instead (the same as
+ * {@code LateInsertTest} and {@code UnauthenticatedMemoryTest}).
+ */
+public final class Torture {
+    private Torture() {
+    }
+
+    /** Runs {@code config} and returns the checker's report (also written to {@code report.txt} in the run dir). */
+    public static Report run(TortureConfig config, PrintStream out) throws InterruptedException {
+        out.println("[torture] seed " + config.seed() + ", " + config.duration().toSeconds() + " s of faults, strategies "
+                + config.strategies() + ", run dir " + config.runDir());
+        try (History history = new History(config.runDir().resolve("history.jsonl"));
+             Cluster cluster = new Cluster(config)) {
+            cluster.start();
+            Workload workload = new Workload(config, cluster.bootstrap(), history);
+            try (workload; Nemesis nemesis = new Nemesis(config, cluster, workload, history)) {
+                out.println("[torture] fault kinds: " + nemesis.kinds());
+                workload.start();
+                nemesis.start();
+                nemesis.awaitEnd();
+                out.println("[torture] faults over " + nemesis.injected() + "; settling");
+                history.append("torture", "heal", "info", n -> cluster.heal().forEach(x -> n.withArray("restarted").add(x)));
+                workload.stopProducing();
+                history.flush();
+                Checker.Facts facts = Checker.read(history.file());
+                settle(config, cluster, workload, facts.acked, out);
+                workload.stopConsuming();
+            }
+            history.flush();
+            Report report = Checker.check(config.seed(), history.file(), cluster.clickHouse(), cluster.tables(), config.members());
+            String text = report.format() + "processes that exited before they were ready (started again): "
+                    + cluster.failedStarts() + "\n";
+            out.print(text);
+            try {
+                Files.writeString(config.runDir().resolve("report.txt"), text, StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            return report;
+        }
+    }
+
+    /**
+     * Waits until every acknowledged id is in every table and was consumed by a member, no request is held in the
+     * ClickHouse proxy, and the tables' row counts are stable across two looks — or until the settle deadline (the
+     * checker then reports what is missing).
+     */
+    static void settle(TortureConfig config, Cluster cluster, Workload workload, BitSet acked, PrintStream out) {
+        long[] lastRows = {-1};
+        int[] stable = {0};
+        try {
+            Await.until("everything acknowledged landed and was consumed", config.settle(), () -> {
+                if (cluster.clickHouseProxy().delayedPending() > 0) {
+                    return false;
+                }
+                long rows = 0;
+                for (Cluster.Table t : cluster.tables()) {
+                    BitSet missing = (BitSet) acked.clone();
+                    try {
+                        for (String line : cluster.clickHouse().queryLines("SELECT id FROM " + t.name() + " GROUP BY id")) {
+                            missing.clear((int) Long.parseLong(line.trim()));
+                        }
+                        rows += cluster.clickHouse().queryLong("SELECT count() FROM " + t.name());
+                    } catch (RuntimeException e) {
+                        return false;
+                    }
+                    if (!missing.isEmpty()) {
+                        return false;
+                    }
+                }
+                if (workload != null && config.members() > 0 && !workload.consumedAll(acked)) {
+                    return false;
+                }
+                stable[0] = rows == lastRows[0] ? stable[0] + 1 : 0;
+                lastRows[0] = rows;
+                return stable[0] >= 3;
+            });
+        } catch (AssertionError e) {
+            out.println("[torture] not settled within " + config.settle() + ": " + e.getMessage());
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        long seed = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+        Duration duration = Duration.ofMinutes(1);
+        Set<String> strategies = new LinkedHashSet<>(TortureConfig.STRATEGIES);
+        Set<FaultKind> faults = EnumSet.allOf(FaultKind.class);
+        Integer producers = null;
+        Integer rate = null;
+        Integer members = null;
+        Path runDir = null;
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (a.equals("--help") || a.equals("-h")) {
+                System.out.println("usage: torture.sh --minutes N [--seconds N] [--seed S] [--strategies "
+                        + String.join(",", TortureConfig.STRATEGIES) + "] [--faults " + Arrays.toString(FaultKind.values())
+                        + "] [--producers N] [--rate N] [--members N] [--run-dir DIR]\n       torture.sh --scenario late-inserts|unauthenticated-flood");
+                return;
+            }
+            if (i + 1 >= args.length) {
+                System.err.println("torture: missing value for " + a);
+                System.exit(2);
+            }
+            String v = args[++i];
+            switch (a) {
+                case "--scenario" -> {
+                    Path dir = Path.of("target", "torture", v + "-" + System.currentTimeMillis()).toAbsolutePath();
+                    switch (v) {
+                        case "late-inserts" -> {
+                            LateInserts.Result r = LateInserts.run(dir, 20_000);
+                            System.out.println("[torture] late inserts (journal strategy): " + r);
+                            System.exit(r.lost() == 0 && r.duplicated() == 0 ? 0 : 1);
+                        }
+                        case "unauthenticated-flood" -> {
+                            UnauthenticatedFlood.Result r = UnauthenticatedFlood.run(dir);
+                            System.out.println("[torture] unauthenticated flood: " + r);
+                            System.exit(r.brokerAlive() && r.growth() < (256L << 20) ? 0 : 1);
+                        }
+                        default -> {
+                            System.err.println("torture: unknown scenario " + v + " (late-inserts, unauthenticated-flood)");
+                            System.exit(2);
+                        }
+                    }
+                }
+                case "--minutes" -> duration = Duration.ofMinutes(Long.parseLong(v));
+                case "--seconds" -> duration = Duration.ofSeconds(Long.parseLong(v));
+                case "--seed" -> seed = Long.parseLong(v);
+                case "--strategies" -> strategies = Arrays.stream(v.split(",")).map(String::trim).filter(s -> !s.isEmpty())
+                        .collect(Collectors.toCollection(LinkedHashSet::new));
+                case "--faults" -> faults = Arrays.stream(v.split(",")).map(String::trim).map(FaultKind::valueOf)
+                        .collect(Collectors.toCollection(() -> EnumSet.noneOf(FaultKind.class)));
+                case "--producers" -> producers = Integer.parseInt(v);
+                case "--rate" -> rate = Integer.parseInt(v);
+                case "--members" -> members = Integer.parseInt(v);
+                case "--run-dir" -> runDir = Path.of(v);
+                default -> {
+                    System.err.println("torture: unknown option " + a);
+                    System.exit(2);
+                }
+            }
+        }
+        if (runDir == null) {
+            runDir = Path.of("target", "torture", "run-" + Instant.now().toString().replace(':', '-') + "-" + seed);
+        }
+        TortureConfig base = TortureConfig.of(seed, duration, runDir.toAbsolutePath()).withStrategies(strategies).withFaults(faults);
+        TortureConfig config = base.withLoad(producers == null ? base.producers() : producers,
+                rate == null ? base.eventsPerSecond() : rate, members == null ? base.members() : members);
+        Report report = run(config, System.out);
+        System.out.println("[torture] replay: scripts/torture.sh --seconds " + duration.toSeconds() + " --seed " + seed
+                + " --strategies " + String.join(",", config.strategies()));
+        System.exit(report.passed() ? 0 : 1);
+    }
+}

@@ -1,0 +1,45 @@
+package io.sluice.faults;
+
+import io.sluice.testkit.ClickHouseServer;
+import io.sluice.testkit.ServicesExtension;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.LongStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The short version of the fault-injection suite that {@code ./mvnw verify} runs: per seed, 30 s of seeded faults
+ * against {@code sluice broker}, {@code sluice ingest}, ClickHouse and Redis while producers and a group work, then
+ * the checker's verdict (acknowledged events lost, duplicates where exactly-once is stated, commits going
+ * backwards, two members of one generation). One fixed seed, plus {@code -Dsluice.faults.seed=S} to replay a seed
+ * (or a random one, printed, when none is given). The long run is {@code scripts/torture.sh}.
+ */
+@ExtendWith(ServicesExtension.class)
+class FaultInjectionSuiteTest {
+    private static final long FIXED_SEED = 20261123L;
+
+    static LongStream seeds() {
+        String given = System.getProperty("sluice.faults.seed");
+        long extra = given != null && !given.isBlank() ? Long.parseLong(given.trim()) : ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+        return LongStream.of(FIXED_SEED, extra);
+    }
+
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void noAcknowledgedEventIsLostNoRowDuplicatedWhereExactlyOnceIsStatedAndNoCommitGoesBackwardsUnderSeededFaults(
+            long seed, ClickHouseServer clickHouse) throws Exception {
+        Path dir = Path.of("target", "torture", "seed-" + seed + "-" + System.currentTimeMillis()).toAbsolutePath();
+        TortureConfig config = TortureConfig.of(seed, Duration.ofSeconds(Long.getLong("sluice.faults.seconds", 30)), dir.resolve("run"))
+                .withLoad(2, 100, 2).withSettle(Duration.ofSeconds(90));
+        Report report = Torture.run(config, System.out);
+        System.out.println("[reliability] fault suite, seed " + seed + " (replay: -Dsluice.faults.seed=" + seed + ")\n" + report.format());
+        assertThat(report.acked()).as("events acknowledged under faults").isPositive();
+        assertThat(report.violations()).as("violations, seed " + seed + "; history in " + dir).isEmpty();
+    }
+}
