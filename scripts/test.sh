@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sluice's test command: works on a fresh Debian machine.
 #  1. installs what the tests need and is missing (JDK 17+, clickhouse-server, redis-server, zookeeper, prometheus
-#     for promtool, chromium for the /ui test) from Debian packages; Kafka comes from Maven (org.apache.kafka:kafka_2.13,
+#     for promtool, chromium for the /ui test, wrk for the
+#     HTTP ingest-stage figure) from Debian packages; Kafka comes from Maven (org.apache.kafka:kafka_2.13,
 #     test scope of ingest-pipeline);
 #  2. runs the whole build with every test: ./mvnw -B verify
 #  3. runs the benchmarks in --quick mode so they keep compiling and running (figures are not checked).
@@ -17,6 +18,7 @@ command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 [ -r /usr/share/java/zookeeper.jar ] || need+=(zookeeper)   # replicated-table tests start a private ZooKeeper
 command -v promtool >/dev/null 2>&1 || need+=(prometheus)      # promtool check metrics (PromtoolCheckTest)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)        # headless /ui test (OperatorViewsTest)
+command -v wrk >/dev/null 2>&1 || need+=(wrk)   # ingest-stages: HTTP one event per request from a real load generator
 command -v curl >/dev/null 2>&1 || command -v wget >/dev/null 2>&1 || need+=(curl)   # the Maven wrapper downloads Maven
 command -v unzip >/dev/null 2>&1 || need+=(unzip)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)   # TLS tests make their own CA

@@ -86,6 +86,16 @@ public interface Broker extends AutoCloseable {
     /** The offset the next event of a partition will get (cheap: a volatile read). */
     long endOffset(TopicPartition partition);
 
+    /**
+     * Calls {@code wake} once, on a journal writer's thread, after the next batch appended to any of
+     * {@code partitions} — how a reader waits for data without polling on a timer. {@code wake} must be cheap and
+     * never block (hand the work to the reader's own thread). Register, then re-check {@link #endOffset}: an append
+     * that happened before the registration is seen by the re-check, any later one calls {@code wake}.
+     *
+     * @return cancels the wake-up if it has not run yet (idempotent, any thread)
+     */
+    Runnable onNextAppend(java.util.Collection<TopicPartition> partitions, Runnable wake);
+
     /** All partitions of a topic. */
     Set<TopicPartition> partitionsOf(String topic);
 

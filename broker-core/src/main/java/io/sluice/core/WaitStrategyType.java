@@ -7,7 +7,11 @@ package io.sluice.core;
 public enum WaitStrategyType {
     /** Lock and condition: no CPU while idle, but every publish signals under a lock. */
     BLOCKING,
-    /** Spin, yield, then park with backoff from 1 µs to 1 ms: ~0 CPU while idle, lock-free publishing. The default. */
+    /**
+     * Spin, yield, then park without a timer until a producer's publish or the journal writer's progress wakes the
+     * thread: no CPU at all while idle, lock-free publishing (a publish reads one counter; it unparks only when
+     * someone sleeps). The default.
+     */
     SLEEPING,
     /** Spin then {@code Thread.yield()}: lowest latency short of spinning; keeps a core busy while idle. */
     YIELDING,

@@ -72,6 +72,10 @@ public final class Bench {
             System.exit(2);
             return;
         }
+        // Everything printed from here on also goes to <report dir>/console.log, written beside REPORT.md: the two files
+        // always come from the same run.
+        java.io.ByteArrayOutputStream console = new java.io.ByteArrayOutputStream();
+        System.setOut(new java.io.PrintStream(new TeeOutputStream(System.out, console), true, StandardCharsets.UTF_8));
         List<String> environment = environment(options, which);
         List<ScenarioResult> results = new ArrayList<>();
         int failed = 0;
@@ -90,12 +94,43 @@ public final class Bench {
             try {
                 Path report = MarkdownReport.write(dir, results, environment, options.quick());
                 System.out.println("report: " + report.toAbsolutePath());
+                System.out.flush();
+                Files.write(dir.resolve("console.log"), console.toByteArray());
             } catch (IOException e) {
                 System.err.println("sluice-bench: cannot write the report: " + e);
                 failed++;
             }
         }
         System.exit(failed == 0 ? 0 : 1);
+    }
+
+    /** Writes to two streams (the terminal and the console.log buffer). */
+    private static final class TeeOutputStream extends java.io.OutputStream {
+        private final java.io.OutputStream a;
+        private final java.io.OutputStream b;
+
+        TeeOutputStream(java.io.OutputStream a, java.io.OutputStream b) {
+            this.a = a;
+            this.b = b;
+        }
+
+        @Override
+        public void write(int x) throws IOException {
+            a.write(x);
+            b.write(x);
+        }
+
+        @Override
+        public void write(byte[] buf, int off, int len) throws IOException {
+            a.write(buf, off, len);
+            b.write(buf, off, len);
+        }
+
+        @Override
+        public void flush() throws IOException {
+            a.flush();
+            b.flush();
+        }
     }
 
     private static ScenarioResult runOne(Scenario s, BenchOptions options) {

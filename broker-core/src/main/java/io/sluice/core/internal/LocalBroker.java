@@ -24,6 +24,7 @@ import io.sluice.core.internal.client.LocalProducer;
 import io.sluice.core.internal.client.PushConsumer;
 import io.sluice.core.internal.group.GroupCoordinator;
 import io.sluice.core.internal.journal.ChronicleSupport;
+import io.sluice.core.internal.journal.JournalProgress;
 import io.sluice.core.internal.journal.JournalReader;
 import org.HdrHistogram.Histogram;
 import org.slf4j.Logger;
@@ -268,6 +269,61 @@ public final class LocalBroker implements Broker, LocalProducer.Rings, LocalCons
         Topic t = topic(partition.topic());
         checkPartition(t, partition);
         return t.journal(partition.partition()).endOffset();
+    }
+
+    @Override
+    public JournalProgress progress(TopicPartition partition) {
+        Topic t = topic(partition.topic());
+        checkPartition(t, partition);
+        return t.journal(partition.partition()).progress();
+    }
+
+    @Override
+    public Runnable onNextAppend(java.util.Collection<TopicPartition> partitions, Runnable wake) {
+        java.util.List<JournalProgress> watched = new java.util.ArrayList<>(partitions.size());
+        for (TopicPartition tp : partitions) {
+            watched.add(progress(tp));
+        }
+        return new OneShotWake(watched, wake).register();
+    }
+
+    /** One wake-up for the first of several partitions to grow; the others are cancelled when it fires. */
+    private static final class OneShotWake implements Runnable {
+        private final java.util.List<JournalProgress> watched;
+        private final Runnable wake;
+        private final java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+
+        OneShotWake(java.util.List<JournalProgress> watched, Runnable wake) {
+            this.watched = watched;
+            this.wake = wake;
+        }
+
+        Runnable register() {
+            for (JournalProgress p : watched) {
+                p.onNextSignal(this);
+            }
+            return this::cancel;
+        }
+
+        @Override
+        public void run() {
+            if (done.compareAndSet(false, true)) {
+                cancelAll();
+                wake.run();
+            }
+        }
+
+        private void cancel() {
+            if (done.compareAndSet(false, true)) {
+                cancelAll();
+            }
+        }
+
+        private void cancelAll() {
+            for (JournalProgress p : watched) {
+                p.cancel(this);
+            }
+        }
     }
 
     @Override

@@ -144,6 +144,11 @@ public final class FaultInjectingBroker implements Broker {
     }
 
     @Override
+    public Runnable onNextAppend(java.util.Collection<TopicPartition> partitions, Runnable wake) {
+        return real.onNextAppend(partitions, wake);
+    }
+
+    @Override
     public Set<TopicPartition> partitionsOf(String topic) {
         return real.partitionsOf(topic);
     }

@@ -180,6 +180,7 @@ public final class IngestStageRunner {
             CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();
             confirmedAt = System.nanoTime();
             prober.awaitLanded(Duration.ofMinutes(5));
+            verifyExactlyLanded(table, events);
         }
         if (strategy.usesRedis()) {
             dropStream(stream);
@@ -226,6 +227,7 @@ public final class IngestStageRunner {
                     throw new IllegalStateException(failed.get() + " sends failed");
                 }
                 prober.awaitLanded(Duration.ofMinutes(5));
+                verifyExactlyLanded(table, events);
                 if (pipeline.failure() != null) {
                     throw new IllegalStateException("journal pipeline failed", pipeline.failure());
                 }
@@ -234,6 +236,24 @@ public final class IngestStageRunner {
             deleteTree(dir);
         }
         return result(stage, events, start, confirmedAt, latency.getIntervalHistogram(), prober);
+    }
+
+    /**
+     * A run counts only if ClickHouse holds exactly the events written: {@code events} rows with {@code events}
+     * distinct ids {@code 0 .. events-1} — no loss, no duplicate, nothing else. (The prober stops at
+     * {@code count() >= events}; a duplicate standing in for a lost row would pass that test, not this one.)
+     */
+    private void verifyExactlyLanded(String table, int events) {
+        String[] r = http.query("SELECT count(), uniqExact(id), min(id), max(id) FROM " + table + " FORMAT TabSeparated")
+                .strip().split("\t");
+        long count = Long.parseLong(r[0]);
+        long distinct = Long.parseLong(r[1]);
+        long min = Long.parseLong(r[2]);
+        long max = Long.parseLong(r[3]);
+        if (count != events || distinct != events || min != 0 || max != events - 1) {
+            throw new IllegalStateException(table + " holds " + count + " rows with " + distinct + " distinct ids in ["
+                    + min + ", " + max + "]; expected exactly " + events + " rows with ids 0.." + (events - 1));
+        }
     }
 
     private StageResult result(String stage, int events, long start, long confirmedAt, Histogram latencyNanos, Prober prober) {

@@ -1,27 +1,30 @@
 package io.sluice.bench.internal;
 
-import com.lmax.disruptor.BlockingWaitStrategy;
-import com.lmax.disruptor.BusySpinWaitStrategy;
-import com.lmax.disruptor.SleepingWaitStrategy;
 import com.lmax.disruptor.WaitStrategy;
-import com.lmax.disruptor.YieldingWaitStrategy;
 import io.sluice.core.WaitStrategyType;
+import io.sluice.core.internal.bus.WaitStrategies;
 
 /**
- * The stock Disruptor wait strategy closest to Sluice's setting, for the baseline rings. For SLEEPING broker-core
- * uses its own backoff strategy (spin, yield, then parks growing from 1 µs to 1 ms); the baseline uses Disruptor's
- * {@code SleepingWaitStrategy(200, 100_000)} (200 spins/yields, then 100 µs parks) — the same shape with a fixed park.
+ * The wait strategy of the baseline rings: exactly the one Sluice's partition rings use for the same setting
+ * ({@link WaitStrategies#create}), so a baseline and Sluice wait alike and a latency gap is the bus's, not the
+ * waiting's. (Until issue 12 the baseline used Disruptor's {@code SleepingWaitStrategy(200, 100 µs)} for SLEEPING
+ * while Sluice backed off from 1 µs: the two sides did not wait the same.)
  */
 public final class DisruptorWait {
     private DisruptorWait() {
     }
 
     public static WaitStrategy of(WaitStrategyType type) {
+        return WaitStrategies.create(type);
+    }
+
+    /** How the strategy waits, for the reports' notes. */
+    public static String describe(WaitStrategyType type) {
         return switch (type) {
-            case BLOCKING -> new BlockingWaitStrategy();
-            case SLEEPING -> new SleepingWaitStrategy(200, 100_000);
-            case YIELDING -> new YieldingWaitStrategy();
-            case BUSY_SPIN -> new BusySpinWaitStrategy();
+            case BLOCKING -> "BLOCKING (lock and condition)";
+            case SLEEPING -> "SLEEPING (Sluice's backoff: spin, yield, then parks from 1 µs growing to 1 ms)";
+            case YIELDING -> "YIELDING (spin then yield)";
+            case BUSY_SPIN -> "BUSY_SPIN";
         };
     }
 }

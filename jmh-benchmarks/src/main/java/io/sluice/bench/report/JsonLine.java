@@ -27,6 +27,7 @@ public final class JsonLine {
                         .append(",\"baseline\":").append(sample(r.baseline()))
                         .append(",\"reference\":").append(r.reference() == null ? "null" : Numbers.json(r.reference()))
                         .append(",\"losesToReference\":").append(r.losesToReference())
+                        .append(",\"comparable\":").append(r.comparable())
                         .append(",\"note\":").append(r.note() == null ? "null" : str(r.note()))
                         .append('}');
             }

@@ -11,17 +11,33 @@ package io.sluice.bench.report;
  * @param baseline  the raw baseline's iterations, or null when there is none for this row
  * @param reference the reference report's figure, or null when it has none
  * @param note      free text: what the row measures exactly, or why a column is empty
+ * @param comparable false when Sluice's figure and the reference's measure different quantities (for example a
+ *                  journaled append against a memory-only hand-off, or an enqueue against an acknowledged send):
+ *                  the reference is shown for context and the verdict is "not comparable", never "beats"
  */
 public record Row(String metric, String unit, Better better, Sample sluice, Sample baseline, Double reference,
-                  String note) {
+                  String note, boolean comparable) {
+
+    /** A row whose Sluice figure measures the same quantity as the reference's. */
+    public Row(String metric, String unit, Better better, Sample sluice, Sample baseline, Double reference, String note) {
+        this(metric, unit, better, sluice, baseline, reference, note, true);
+    }
+
+    /** This row with its reference marked as a different quantity (see {@link #comparable}). */
+    public Row notComparable() {
+        return new Row(metric, unit, better, sluice, baseline, reference, note, false);
+    }
 
     /** Within this relative distance of the reference a median counts as a tie (e.g. a paced rate). */
     static final double TIE = 0.01;
 
-    /** Sluice's median against the reference: "beats", "ties", "LOSES" or "" when either is missing. */
+    /** Sluice's median against the reference: "beats", "ties", "LOSES", "not comparable" or "" when either is missing. */
     public String verdict() {
         if (sluice == null || reference == null) {
             return "";
+        }
+        if (!comparable) {
+            return "not comparable";
         }
         double s = sluice.median();
         double r = reference;
@@ -36,7 +52,7 @@ public record Row(String metric, String unit, Better better, Sample sluice, Samp
 
     /** True when Sluice's median is worse than the reference. */
     public boolean losesToReference() {
-        return sluice != null && reference != null && !tie(sluice.median(), reference)
+        return comparable && sluice != null && reference != null && !tie(sluice.median(), reference)
                 && !better.atLeastAsGood(sluice.median(), reference);
     }
 

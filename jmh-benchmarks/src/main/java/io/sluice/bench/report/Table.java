@@ -42,6 +42,12 @@ public record Table(String title, String baselineName, List<Row> rows) {
             return row(new Row(metric, unit, better, sluice, baseline, reference, note));
         }
 
+        /** Like {@link #row(String, String, Better, Sample, Sample, Double, String)}, the reference being a different quantity. */
+        public Builder rowNotComparable(String metric, String unit, Better better, Sample sluice, Sample baseline,
+                                        Double reference, String note) {
+            return row(new Row(metric, unit, better, sluice, baseline, reference, note, false));
+        }
+
         public List<Row> rows() {
             return Collections.unmodifiableList(rows);
         }

@@ -3,6 +3,7 @@ package io.sluice.bench.scenario;
 import io.sluice.bench.BenchOptions;
 import io.sluice.bench.Scenario;
 import io.sluice.bench.internal.Await;
+import io.sluice.bench.internal.DisruptorWait;
 import io.sluice.bench.internal.Pacer;
 import io.sluice.bench.internal.TempDir;
 import io.sluice.bench.internal.TradeMessages;
@@ -24,8 +25,9 @@ import java.util.Map;
 /**
  * Reproduces {@code 004_8942bbd7ee7cff24.txt}: a burst of 15,000 events published at once and 50,000 events at a
  * steady 10,000/s, with 1 partition/1 consumer and 4 partitions/4 consumers, ~40-byte trading messages, latency
- * from publish to the consumer. Sluice runs journaled (every event is appended to Chronicle Queue before the
- * subscriber sees it); the baseline is raw Disruptor rings of the same size with no journal.
+ * from publish to the consumer. Sluice runs twice: a memory-only topic (what the reference measured: a ring and its
+ * consumer) and a journaled topic (every event is appended to Chronicle Queue before the subscriber sees it); the
+ * baseline is raw Disruptor rings of the same size, no journal, waiting with the same wait strategy as Sluice's rings.
  */
 public final class EventBusScenario implements Scenario {
     static final int RING_SIZE = 16_384;
@@ -57,18 +59,20 @@ public final class EventBusScenario implements Scenario {
     }
 
     /** Per-iteration histograms of one system for one (load, partitions) cell. */
-    private record Cell(String load, int partitions, List<Histogram> sluice, List<Histogram> raw) {
+    private record Cell(String load, int partitions, List<Histogram> memory, List<Histogram> sluice, List<Histogram> raw) {
     }
 
     @Override
     public ScenarioResult run(BenchOptions o) throws Exception {
         int sustainedCount = o.size(SUSTAINED, 5_000);
         List<String> notes = new ArrayList<>();
-        notes.add("Sluice: journaled topic (Chronicle Queue append before delivery), ring " + RING_SIZE + " slots per partition, "
-                + "wait strategy " + o.waitStrategy() + ", acks=JOURNAL, one live subscriber (`Broker.subscribe`) per topic — "
-                + "one consumer thread per partition. Baseline: raw Disruptor `RingBuffer` of " + RING_SIZE
-                + " slots per partition, the stock Disruptor equivalent of the wait strategy (SLEEPING: "
-                + "`SleepingWaitStrategy(200, 100 µs)`), one `BatchEventProcessor` per partition, no journal.");
+        notes.add("Sluice, two topics: memory-only (acks=MEMORY, the subscriber follows the producers on the ring — what the "
+                + "reference measured) and journaled (Chronicle Queue append before delivery, acks=JOURNAL; its rows are "
+                + "\"not comparable\" with the reference, which has no journal). Ring " + RING_SIZE + " slots per partition, "
+                + "wait strategy " + DisruptorWait.describe(o.waitStrategy()) + ", one live subscriber (`Broker.subscribe`) "
+                + "per topic — one consumer thread per partition. Baseline: raw Disruptor `RingBuffer` of " + RING_SIZE
+                + " slots per partition waiting with the same strategy object as Sluice's rings (`WaitStrategies.create`), "
+                + "one `BatchEventProcessor` per partition, no journal.");
         notes.add("Latency = consumer's `System.nanoTime()` − the event's intended send time. Burst: all " + BURST
                 + " events are sent in a tight loop; each event's intended time is just before its send. Sustained: "
                 + sustainedCount + " events paced at " + (int) RATE + "/s; intended time = start + i × 100 µs, so a "
@@ -92,8 +96,15 @@ public final class EventBusScenario implements Scenario {
                     LatencyProbe probe = new LatencyProbe(payloads.length, partitions);
                     List<Histogram> sluiceBurst = null;
                     List<Histogram> sluiceSustained = null;
+                    List<Histogram> memoryBurst = null;
+                    List<Histogram> memorySustained = null;
                     if (broker != null) {
-                        try (SluiceBus bus = new SluiceBus(broker, "bus-" + partitions + "p", partitions, payloads, probe, Acks.JOURNAL)) {
+                        try (SluiceBus bus = new SluiceBus(broker, "mem-" + partitions + "p", partitions, false, payloads, probe, Acks.MEMORY)) {
+                            memoryBurst = runs(o, BURST_WARMUP_FACTOR, () -> burst(bus, probe, BURST));
+                            memorySustained = runs(o, 1, () -> sustained(bus, probe, sustainedCount));
+                            check(bus);
+                        }
+                        try (SluiceBus bus = new SluiceBus(broker, "bus-" + partitions + "p", partitions, true, payloads, probe, Acks.JOURNAL)) {
                             sluiceBurst = runs(o, BURST_WARMUP_FACTOR, () -> burst(bus, probe, BURST));
                             sluiceSustained = runs(o, 1, () -> sustained(bus, probe, sustainedCount));
                             check(bus);
@@ -106,8 +117,8 @@ public final class EventBusScenario implements Scenario {
                         rawBurst = runs(o, BURST_WARMUP_FACTOR, () -> burst(bus, probe, BURST));
                         rawSustained = runs(o, 1, () -> sustained(bus, probe, sustainedCount));
                     }
-                    cells.add(new Cell("burst", partitions, sluiceBurst, rawBurst));
-                    cells.add(new Cell("sustained", partitions, sluiceSustained, rawSustained));
+                    cells.add(new Cell("burst", partitions, memoryBurst, sluiceBurst, rawBurst));
+                    cells.add(new Cell("sustained", partitions, memorySustained, sluiceSustained, rawSustained));
                 }
             } finally {
                 if (broker != null) {
@@ -132,7 +143,11 @@ public final class EventBusScenario implements Scenario {
                     + (c.partitions == 1 ? "" : "s");
             double[] ref = burst ? (c.partitions == 1 ? REF_BURST_1 : REF_BURST_4) : (c.partitions == 1 ? REF_SUSTAINED_1 : REF_SUSTAINED_4);
             Table.Builder t = Table.builder(title, baseline);
-            LatencyRows.add(t, c.sluice, c.raw, ref, "µs", 1_000, c.sluice == null ? "Sluice: " + unavailable : null);
+            String missing = c.sluice == null ? "Sluice: " + unavailable : null;
+            LatencyRows.add(t, "memory-only ", c.memory, c.raw, ref, true, "µs", 1_000,
+                    missing != null ? missing : "memory-only topic: the reference's setup");
+            LatencyRows.add(t, "journaled ", c.sluice, c.raw, ref, false, "µs", 1_000,
+                    missing != null ? missing : "journaled topic: includes a Chronicle append the reference does not do");
             tables.add(t.build());
         }
         List<Chart> charts = new ArrayList<>();
@@ -141,6 +156,7 @@ public final class EventBusScenario implements Scenario {
                     "event-bus: " + load + " latency distribution (" + (load.equals("burst") ? "15,000 at once" : "10,000/s") + ")", "µs", 1_000);
             for (Cell c : cells) {
                 if (c.load.equals(load) && c.sluice != null) {
+                    plot.histogram("Sluice " + c.partitions + "P/" + c.partitions + "C (memory-only)", LatencyRows.merged(c.memory));
                     plot.histogram("Sluice " + c.partitions + "P/" + c.partitions + "C (journal)", LatencyRows.merged(c.sluice));
                 }
             }

@@ -102,8 +102,47 @@ public final class IngestStagesScenario implements Scenario {
             stages.add(repeat(o, iterations, warm, n -> runner.runSink(STAGES[4], Strategy.WORKER_POOL, n, b -> batching.apply(b).workers(2)), big));
             stages.add(repeat(o, iterations, warm, n -> runner.runJournal(STAGES[5], n, 2, batching), big));
         }
-        notes.add("Every run landed exactly its events (the runner waits for the last row and fails otherwise).");
-        return result(tables, charts, notes, stages, Sample.of(rowBinary), Sample.of(jsonEachRow));
+        List<WrkHttpLoad.Result> http = http(o, notes);
+        notes.add("Every run landed exactly its events: after the last row, `count()` = `uniqExact(id)` = events and the ids are "
+                + "0..events−1 (the runner fails the run otherwise: no loss, no duplicate).");
+        ScenarioResult r = result(tables, charts, notes, stages, Sample.of(rowBinary), Sample.of(jsonEachRow));
+        if (http != null) {
+            List<Table> all = new ArrayList<>(r.tables());
+            Table.Builder h = Table.builder("Sluice's HTTP endpoint, one event per request from wrk (" + WrkHttpLoad.THREADS
+                    + " threads, " + WrkHttpLoad.CONNECTIONS + " keep-alive connections), acks=journal", "— (no raw baseline)");
+            h.row("requests/s", "req/s", Better.HIGHER, Sample.of(WrkHttpLoad.field(http, WrkHttpLoad.Result::requestsPerSec)), null, null,
+                    "goal: ≥ 60,000 req/s; each answer after the event is in the journal");
+            h.row("avg latency", "ms", Better.LOWER, Sample.of(WrkHttpLoad.field(http, WrkHttpLoad.Result::avgMs)), null, null, "as wrk reports it");
+            h.row("P50 latency", "ms", Better.LOWER, Sample.of(WrkHttpLoad.field(http, WrkHttpLoad.Result::p50Ms)), null, null, null);
+            h.row("P99 latency", "ms", Better.LOWER, Sample.of(WrkHttpLoad.field(http, WrkHttpLoad.Result::p99Ms)), null, null, null);
+            all.add(h.build());
+            return new ScenarioResult(r.scenario(), r.title(), r.reference(), all, r.charts(), r.notes(), r.elapsedSeconds());
+        }
+        return r;
+    }
+
+    /** The wrk runs (a warm-up, then measured runs), or null with a note when wrk is not installed. */
+    private static List<WrkHttpLoad.Result> http(BenchOptions o, List<String> notes) throws Exception {
+        if (!WrkHttpLoad.available()) {
+            notes.add("HTTP one event per request: not measured, `wrk` is not installed (Debian package `wrk`; scripts/test.sh installs it).");
+            return null;
+        }
+        int seconds = o.quick() ? 1 : 5;
+        notes.add("HTTP one event per request: `" + WrkHttpLoad.command(seconds) + "` against an embedded broker (2 partitions) "
+                + "and its HTTP endpoint in this JVM; wrk runs in its own process on the same 2 cores. "
+                + o.warmups() + " warm-up run(s), then " + o.iterations() + " measured runs; each run is checked: no socket error, "
+                + "no non-2xx answer, and the journal grew by at least the requests wrk completed.");
+        List<WrkHttpLoad.Result> runs = new ArrayList<>();
+        try (io.sluice.bench.internal.TempDir dir = new io.sluice.bench.internal.TempDir(o.workDir(), "sluice-bench-http");
+             WrkHttpLoad load = new WrkHttpLoad(dir.path())) {
+            for (int i = 0; i < o.warmups(); i++) {
+                load.run(seconds, false);
+            }
+            for (int i = 0; i < o.iterations(); i++) {
+                runs.add(load.run(seconds, true));
+            }
+        }
+        return runs;
     }
 
     @FunctionalInterface

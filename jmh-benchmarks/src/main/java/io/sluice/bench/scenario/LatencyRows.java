@@ -2,6 +2,7 @@ package io.sluice.bench.scenario;
 
 import io.sluice.bench.internal.Latency;
 import io.sluice.bench.report.Better;
+import io.sluice.bench.report.Row;
 import io.sluice.bench.report.Sample;
 import io.sluice.bench.report.Table;
 import org.HdrHistogram.Histogram;
@@ -27,11 +28,21 @@ final class LatencyRows {
      */
     static void add(Table.Builder table, List<Histogram> sluice, List<Histogram> baseline, double[] reference,
                     String unit, double nanosPerUnit, String note) {
+        add(table, "", sluice, baseline, reference, true, unit, nanosPerUnit, note);
+    }
+
+    /**
+     * @param prefix     put before each metric name (e.g. "memory-only ")
+     * @param comparable false when Sluice's rows measure another quantity than the reference (rows say "not comparable")
+     */
+    static void add(Table.Builder table, String prefix, List<Histogram> sluice, List<Histogram> baseline, double[] reference,
+                    boolean comparable, String unit, double nanosPerUnit, String note) {
         for (int m = 0; m < METRICS.length; m++) {
             int metric = m;
             ToDoubleFunction<Histogram> f = h -> value(h, metric) / nanosPerUnit;
-            table.row(METRICS[m], unit, Better.LOWER, sample(sluice, f), sample(baseline, f),
+            Row row = new Row(prefix + METRICS[m], unit, Better.LOWER, sample(sluice, f), sample(baseline, f),
                     reference == null ? null : reference[m], m == 0 ? note : null);
+            table.row(comparable ? row : row.notComparable());
         }
     }
 

@@ -52,4 +52,22 @@ final class NetLoads {
         }
         return new Run((long) clients * perClient, nanos, Latency.merge(hs));
     }
+
+    /**
+     * The fetch baseline: {@code fetches} round trips on one connection, each a {@code requestBytes} request answered
+     * with {@code replyBytes} (the payload bytes of one fetch: what any fetch of that size must move).
+     */
+    static Run fetchEcho(LoopbackEcho echo, int fetches, int requestBytes, int replyBytes) throws Exception {
+        Histogram h = Latency.newHistogram();
+        byte[] request = new byte[requestBytes];
+        try (LoopbackEcho.Client client = echo.connect()) {
+            long start = System.nanoTime();
+            for (int i = 0; i < fetches; i++) {
+                long t0 = System.nanoTime();
+                client.fetch(request, replyBytes);
+                Latency.record(h, System.nanoTime() - t0);
+            }
+            return new Run(fetches, System.nanoTime() - start, h);
+        }
+    }
 }

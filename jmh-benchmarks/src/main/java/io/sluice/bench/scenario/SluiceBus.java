@@ -14,8 +14,9 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Sluice's bus as the event-bus scenario uses it: a journaled topic, a live subscriber (which runs after the journal
- * writer, so every latency includes the journal append) and {@link Producer#trySend} of pre-built records.
+ * Sluice's bus as the event-bus scenario uses it: a journaled or a memory-only topic, a live subscriber (on a journaled
+ * topic it runs after the journal writer, so every latency includes the journal append) and {@link Producer#trySend}
+ * of pre-built records.
  */
 final class SluiceBus implements BusUnderTest {
     private final Producer producer;
@@ -24,8 +25,9 @@ final class SluiceBus implements BusUnderTest {
     private final AtomicLong errors = new AtomicLong();
     private final SendCallback callback;
 
-    SluiceBus(Broker broker, String topic, int partitions, byte[][] payloads, LatencyProbe probe, Acks acks) {
-        broker.createTopicIfAbsent(TopicConfig.builder(topic).partitions(partitions).journaled(true).build());
+    /** @param journaled false for a memory-only topic (then {@code acks} must be {@link Acks#MEMORY}) */
+    SluiceBus(Broker broker, String topic, int partitions, boolean journaled, byte[][] payloads, LatencyProbe probe, Acks acks) {
+        broker.createTopicIfAbsent(TopicConfig.builder(topic).partitions(partitions).journaled(journaled).build());
         this.records = new ProducerRecord[payloads.length];
         for (int i = 0; i < payloads.length; i++) {
             records[i] = new ProducerRecord(topic, i % partitions, null, payloads[i], List.of(), ProducerRecord.NO_TIMESTAMP);

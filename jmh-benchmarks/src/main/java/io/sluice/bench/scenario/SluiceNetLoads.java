@@ -94,24 +94,32 @@ final class SluiceNetLoads implements AutoCloseable {
         return new Run((long) clients * perClient, nanos, Latency.merge(hs));
     }
 
-    /** {@code fetches} single-record fetch round trips at random offsets of a partition (seek, then poll one record). */
-    Run fetch(Broker broker, TopicPartition tp, int fetches, long seed) {
+    /**
+     * {@code fetches} fetch round trips of {@code records} records each at random offsets of a partition: {@code seek}
+     * then one {@code poll} (maxPollRecords = records, maxPollBytes = records × valueSize, so one fetch brings them).
+     */
+    Run fetch(Broker broker, TopicPartition tp, int fetches, int records, int valueSize, long seed) {
         Histogram h = Latency.newHistogram();
         try (RemoteConsumer c = new RemoteConsumer(ClientConfig.builder(bootstrap).clientId("bench-fetch").build(),
-                ConsumerConfig.builder().clientId("bench-fetch").offsetReset(OffsetReset.EARLIEST).maxPollRecords(1).maxPollBytes(256).build())) {
+                ConsumerConfig.builder().clientId("bench-fetch").offsetReset(OffsetReset.EARLIEST)
+                        .maxPollRecords(records).maxPollBytes(records * valueSize).build())) {
             c.assign(Set.of(tp));
             long first = broker.startOffset(tp);
             long end = broker.endOffset(tp);
+            if (end - first < records) {
+                throw new IllegalStateException(tp + " holds " + (end - first) + " records, fewer than one fetch of " + records);
+            }
             SplittableRandom random = new SplittableRandom(seed);
             long start = System.nanoTime();
             for (int i = 0; i < fetches; i++) {
-                long offset = random.nextLong(first, end);
+                long offset = random.nextLong(first, end - records + 1);
                 c.seek(tp, offset);
                 long t0 = System.nanoTime();
                 List<ConsumerRecord> got = c.poll(Duration.ofSeconds(5));
                 Latency.record(h, System.nanoTime() - t0);
-                if (got.isEmpty() || got.get(0).offset() != offset) {
-                    throw new IllegalStateException("fetch at " + offset + " returned " + (got.isEmpty() ? "nothing" : "offset " + got.get(0).offset()));
+                if (got.size() != records || got.get(0).offset() != offset || got.get(records - 1).offset() != offset + records - 1) {
+                    throw new IllegalStateException("fetch of " + records + " at " + offset + " returned " + got.size()
+                            + " records" + (got.isEmpty() ? "" : " from offset " + got.get(0).offset()));
                 }
             }
             return new Run(fetches, System.nanoTime() - start, h);

@@ -38,4 +38,11 @@ class SampleTest {
         assertThat(paced.losesToReference()).isFalse();
         assertThat(paced.verdict()).isEqualTo("ties (±1%)");
     }
+
+    @Test
+    void aRowThatMeasuresAnotherQuantityThanTheReferenceNeitherBeatsNorLoses() {
+        Row otherQuantity = new Row("P99", "µs", Better.LOWER, Sample.of(1, 2, 3), null, 100.0, null).notComparable();
+        assertThat(otherQuantity.verdict()).isEqualTo("not comparable");
+        assertThat(new Row("P99", "µs", Better.LOWER, Sample.of(300), null, 100.0, null).notComparable().losesToReference()).isFalse();
+    }
 }

@@ -122,6 +122,10 @@ public final class RemoteConsumer implements Consumer {
     public void seek(TopicPartition partition, long offset) {
         requireAssigned(partition);
         positions.put(partition, offset);
+        // A prefetch sent after the last poll reads from the old position: abandon it (its response is matched by
+        // correlation id and dropped; positions only move on records handed out, so nothing is lost) so that the
+        // next poll after a seek costs one fetch round trip, not two.
+        inFlightFetch = null;
     }
 
     @Override

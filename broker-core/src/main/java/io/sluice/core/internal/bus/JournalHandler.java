@@ -2,6 +2,8 @@ package io.sluice.core.internal.bus;
 
 import com.lmax.disruptor.EventHandler;
 import com.lmax.disruptor.RingBuffer;
+import com.lmax.disruptor.Sequence;
+import com.lmax.disruptor.WaitStrategy;
 import io.sluice.core.Acks;
 import io.sluice.core.SendCallback;
 import io.sluice.core.SluiceException;
@@ -14,6 +16,11 @@ import org.slf4j.LoggerFactory;
  * The single writer of a partition journal. Appends each event as it arrives and acknowledges
  * {@link Acks#JOURNAL} sends at once (the mapped file survives a process crash); {@link Acks#SYNC} sends are
  * acknowledged at the end of the batch after one msync for the whole batch (group commit).
+ *
+ * <p>At the end of each batch it publishes its progress itself (the processor's sequence, through
+ * {@link #setSequenceCallback}) and then wakes whoever waits on it: the subscribers parked in the ring's wait
+ * strategy, and the readers of the journal (embedded consumers, long-polling fetches) parked on
+ * {@link PartitionJournal#progress()}. Publishing before the processor would keeps the wake-up after the progress it announces.
  */
 final class JournalHandler implements EventHandler<RingSlot> {
     private static final Logger LOG = LoggerFactory.getLogger(JournalHandler.class);
@@ -23,13 +30,32 @@ final class JournalHandler implements EventHandler<RingSlot> {
     private final SingleWriterRecorder publishToJournal;
     private volatile long journaled;
     private volatile long errors;
+    private final WaitStrategy waitStrategy;
     private long batchStart = -1;
     private boolean syncPending;
+    private Sequence progress;
 
-    JournalHandler(PartitionJournal journal, RingBuffer<RingSlot> ring, SingleWriterRecorder publishToJournal) {
+    JournalHandler(PartitionJournal journal, RingBuffer<RingSlot> ring, SingleWriterRecorder publishToJournal,
+                   WaitStrategy waitStrategy) {
         this.journal = journal;
         this.ring = ring;
         this.publishToJournal = publishToJournal;
+        this.waitStrategy = waitStrategy;
+    }
+
+    @Override
+    public void setSequenceCallback(Sequence sequenceCallback) {
+        this.progress = sequenceCallback;
+    }
+
+    /** End of a batch: everything up to {@code sequence} is journaled (and synced if asked): announce it, wake waiters. */
+    private void publishProgress(long sequence) {
+        batchStart = -1;
+        if (progress != null) {
+            progress.setVolatile(sequence);
+            waitStrategy.signalAllWhenBlocking();
+        }
+        journal.progress().signal();
     }
 
     @Override
@@ -42,7 +68,7 @@ final class JournalHandler implements EventHandler<RingSlot> {
                 syncBatch(sequence);
             }
             if (endOfBatch) {
-                batchStart = -1;
+                publishProgress(sequence);
             }
             return;
         }
@@ -69,7 +95,7 @@ final class JournalHandler implements EventHandler<RingSlot> {
             if (syncPending) {
                 syncBatch(sequence);
             }
-            batchStart = -1;
+            publishProgress(sequence);
         }
     }
 

@@ -6,6 +6,7 @@ import com.lmax.disruptor.InsufficientCapacityException;
 import com.lmax.disruptor.RingBuffer;
 import com.lmax.disruptor.Sequence;
 import com.lmax.disruptor.SequenceBarrier;
+import com.lmax.disruptor.WaitStrategy;
 import io.sluice.core.Acks;
 import io.sluice.core.EventSubscriber;
 import io.sluice.core.Header;
@@ -61,9 +62,10 @@ public final class PartitionRing implements AutoCloseable {
     public PartitionRing(TopicPartition partition, int ringSize, WaitStrategyType waitStrategy, PartitionJournal journal) {
         this.partition = partition;
         this.journal = journal;
-        this.ring = RingBuffer.createMultiProducer(RingSlot::new, ringSize, WaitStrategies.create(waitStrategy));
+        WaitStrategy wait = WaitStrategies.create(waitStrategy);
+        this.ring = RingBuffer.createMultiProducer(RingSlot::new, ringSize, wait);
         if (journal != null) {
-            journalHandler = new JournalHandler(journal, ring, publishToJournal);
+            journalHandler = new JournalHandler(journal, ring, publishToJournal, wait);
             // The journal's sequence (what subscribers and close() wait on) only moves at the end of a batch: cap the
             // batch so a burst reaches subscribers in steps instead of all at once after the whole burst is written.
             journalProcessor = new BatchEventProcessorBuilder().setMaxBatchSize(JOURNAL_MAX_BATCH)

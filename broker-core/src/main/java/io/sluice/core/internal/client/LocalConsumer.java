@@ -7,6 +7,7 @@ import io.sluice.core.ConsumerRecord;
 import io.sluice.core.OffsetReset;
 import io.sluice.core.SluiceException;
 import io.sluice.core.TopicPartition;
+import io.sluice.core.internal.journal.JournalProgress;
 import io.sluice.core.internal.journal.JournalReader;
 
 import java.time.Duration;
@@ -38,6 +39,9 @@ public final class LocalConsumer implements Consumer {
         long startOffset(TopicPartition partition);
 
         long endOffset(TopicPartition partition);
+
+        /** Signalled by the partition's journal writer after each batch: a waiting poll parks on it. */
+        JournalProgress progress(TopicPartition partition);
 
         Set<TopicPartition> partitionsOf(String topic);
 
@@ -220,7 +224,6 @@ public final class LocalConsumer implements Consumer {
     public List<ConsumerRecord> poll(Duration timeout) {
         ensureOpen();
         long deadline = System.nanoTime() + timeout.toNanos();
-        long park = 1_000;
         long lastHeartbeat = 0;
         List<ConsumerRecord> out = new ArrayList<>();
         while (true) {
@@ -236,8 +239,32 @@ public final class LocalConsumer implements Consumer {
             if (journals.isClosed()) {
                 throw new SluiceException.ClosedException("broker is closed");
             }
-            LockSupport.parkNanos(Math.min(park, Math.max(1, deadline - System.nanoTime())));
-            park = Math.min(park * 2, 1_000_000);
+            // Wait to be woken by a journal writer, not on a polling timer: the only timers are the poll's own
+            // deadline and, in a group, the heartbeat. Register, re-check, then park (no lost wake-up).
+            long wait = deadline - System.nanoTime();
+            if (memberId != null) {
+                wait = Math.min(wait, HEARTBEAT_WHILE_WAITING_NANOS - (System.nanoTime() - lastHeartbeat));
+            }
+            Thread me = Thread.currentThread();
+            List<JournalProgress> watched = new ArrayList<>(readers.size());
+            for (TopicPartition tp : readers.keySet()) {
+                JournalProgress p = journals.progress(tp);
+                p.register(me);
+                watched.add(p);
+            }
+            try {
+                readAvailable(out);
+                if (!out.isEmpty()) {
+                    return out;
+                }
+                if (wait > 0) {
+                    LockSupport.parkNanos(this, wait);
+                }
+            } finally {
+                for (JournalProgress p : watched) {
+                    p.unregister(me);
+                }
+            }
         }
     }
 

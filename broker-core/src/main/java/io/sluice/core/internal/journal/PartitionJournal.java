@@ -57,6 +57,8 @@ public final class PartitionJournal implements AutoCloseable {
     private final ConcurrentSkipListMap<Long, Integer> cycleByBaseOffset = new ConcurrentSkipListMap<>();
 
     private volatile long endOffset;
+    /** wakes readers waiting for {@link #endOffset} to move; signalled by the journal writer after each batch */
+    private final JournalProgress progress = new JournalProgress();
     private volatile long startOffset;
     private volatile long appendedBytes;
 
@@ -362,6 +364,11 @@ public final class PartitionJournal implements AutoCloseable {
     /** Offsets below this are forced to disk (survive an OS crash). */
     public long syncedEndOffset() {
         return syncedEndOffset;
+    }
+
+    /** Readers waiting for this journal to grow park on this; the journal writer signals it after each batch. */
+    public JournalProgress progress() {
+        return progress;
     }
 
     public long endOffset() {

@@ -12,8 +12,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One FETCH request, on the connection's event loop. Answers at once when any requested partition has records
- * (or an error); otherwise re-checks {@link Broker#endOffset} on the event loop's scheduler, backing off from
- * {@link #MIN_RECHECK_MICROS} to {@link #MAX_RECHECK_MICROS}, until data arrives or {@code maxWaitMillis} passed.
+ * (or an error); otherwise it waits to be woken, not on a polling timer: {@link Broker#onNextAppend} runs it again
+ * on the event loop after the next journal batch of a requested partition, and one timer answers it (empty) when
+ * {@code maxWaitMillis} passed.
  * Records are copied from the connection's partition reader straight into the response buffer, and only when this
  * response can be written at once ({@link RequestHandler#canWriteNow}): a fetch that is ready behind earlier
  * responses, or behind a socket its client does not read, waits for its turn without holding any records.
@@ -23,15 +24,17 @@ import java.util.concurrent.TimeUnit;
  * stays under about {@code 2 * maxBytes} plus partition headers.
  */
 final class FetchOperation implements Runnable {
-    private static final long MIN_RECHECK_MICROS = 50;
-    private static final long MAX_RECHECK_MICROS = 2_000;
 
     private final RequestHandler conn;
     private final long sequence;
     private final int correlationId;
     private final Fetch.Request request;
     private final long deadlineNanos;
-    private long recheckMicros = MIN_RECHECK_MICROS;
+    /** answering (data, error, deadline or draining): later wake-ups and the deadline timer are ignored */
+    private boolean answering;
+    private boolean deadlineScheduled;
+    /** cancels the pending append wake-up, or null */
+    private Runnable cancelWake;
 
     FetchOperation(RequestHandler conn, long sequence, int correlationId, Fetch.Request request) {
         this.conn = conn;
@@ -41,22 +44,60 @@ final class FetchOperation implements Runnable {
         this.deadlineNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(request.maxWaitMillis());
     }
 
+    /** Event loop only: the first call, each append wake-up and the deadline timer. */
     @Override
     public void run() {
+        if (answering) {
+            return;
+        }
         if (!conn.ctx().channel().isActive()) {
+            stopWaiting();
             return;
         }
         if (conn.draining || System.nanoTime() - deadlineNanos >= 0 || hasDataOrError()) {
-            if (conn.draining || conn.canWriteNow(sequence)) {
-                respond();
-            } else {
-                // behind earlier responses or a socket the client does not read: build nothing until our turn
-                conn.awaitTurn(sequence, this);
-            }
+            stopWaiting();
+            answering = true;
+            answerInTurn();
             return;
         }
-        conn.ctx().executor().schedule(this, recheckMicros, TimeUnit.MICROSECONDS);
-        recheckMicros = Math.min(recheckMicros * 2, MAX_RECHECK_MICROS);
+        if (!deadlineScheduled) {
+            deadlineScheduled = true;
+            conn.ctx().executor().schedule(this, Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+        }
+        // register, then re-check: an append before the registration is seen now, a later one wakes us
+        conn.waitingFetches.add(this);
+        if (cancelWake != null) {
+            cancelWake.run();
+        }
+        cancelWake = conn.server.broker.onNextAppend(partitions(), () -> conn.ctx().executor().execute(this));
+        if (hasDataOrError()) {
+            conn.ctx().executor().execute(this);
+        }
+    }
+
+    private void stopWaiting() {
+        conn.waitingFetches.remove(this);
+        if (cancelWake != null) {
+            cancelWake.run();
+            cancelWake = null;
+        }
+    }
+
+    private void answerInTurn() {
+        if (conn.draining || conn.canWriteNow(sequence)) {
+            respond();
+        } else {
+            // behind earlier responses or a socket the client does not read: build nothing until our turn
+            conn.awaitTurn(sequence, this::answerInTurn);
+        }
+    }
+
+    private java.util.List<io.sluice.core.TopicPartition> partitions() {
+        java.util.List<io.sluice.core.TopicPartition> out = new java.util.ArrayList<>(request.partitions().size());
+        for (Fetch.PartitionRequest p : request.partitions()) {
+            out.add(p.partition());
+        }
+        return out;
     }
 
     private boolean hasDataOrError() {

@@ -65,6 +65,8 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
     private boolean authenticated;
     private long closeAfterSequence = -1;
     boolean draining;
+    /** long-polling fetches waiting for an append (event loop only): a drain answers them at once */
+    final java.util.Set<Runnable> waitingFetches = new java.util.HashSet<>();
     /** True while {@link #startWaiting} loops, so synchronous completions do not recurse into it. */
     private boolean startingRequests;
     private ScheduledFuture<?> frameCheck;
@@ -232,6 +234,9 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
     public void beginDrain() {
         draining = true;
         ctx.channel().config().setAutoRead(false);
+        for (Runnable fetch : java.util.List.copyOf(waitingFetches)) {
+            fetch.run();
+        }
         closeIfDrained();
     }
 

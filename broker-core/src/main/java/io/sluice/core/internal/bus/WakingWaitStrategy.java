@@ -1,0 +1,78 @@
+package io.sluice.core.internal.bus;
+
+import com.lmax.disruptor.AlertException;
+import com.lmax.disruptor.Sequence;
+import com.lmax.disruptor.SequenceBarrier;
+import com.lmax.disruptor.WaitStrategy;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Spin, then yield, then park <em>without a timer</em> until woken: microsecond hand-offs while events keep coming
+ * and no wake-up at all while a partition is idle. Who wakes a parked waiter:
+ * <ul>
+ *   <li>the ring's producers: the Disruptor calls {@link #signalAllWhenBlocking} after every publish (the journal
+ *       writer and memory-only subscribers wait on the ring's cursor);</li>
+ *   <li>the journal writer ({@link JournalHandler}) after it publishes its progress at the end of each batch
+ *       (subscribers of a journaled topic wait on the journal writer's sequence);</li>
+ *   <li>{@code halt()}: the barrier's alert signals too.</li>
+ * </ul>
+ * When nobody is parked a signal is one volatile read, so publishing stays lock-free and cheap.
+ *
+ * <p>No lost wake-up: a waiter increments {@code sleepers} (a full fence) and then re-reads the sequence it waits for
+ * before parking; a signaller advances that sequence (a CAS of the ring cursor, or a volatile set of the journal
+ * writer's sequence) and then reads {@code sleepers}. One of the two sees the other's write.
+ */
+final class WakingWaitStrategy implements WaitStrategy {
+    private static final int SPINS = 100;
+    private static final int YIELDS = 20;
+
+    private final AtomicInteger sleepers = new AtomicInteger();
+    private final Set<Thread> parked = ConcurrentHashMap.newKeySet();
+
+    @Override
+    public long waitFor(long sequence, Sequence cursor, Sequence dependentSequence, SequenceBarrier barrier)
+            throws AlertException {
+        long available;
+        int idle = 0;
+        while ((available = dependentSequence.get()) < sequence) {
+            barrier.checkAlert();
+            if (idle < SPINS) {
+                idle++;
+                Thread.onSpinWait();
+            } else if (idle < SPINS + YIELDS) {
+                idle++;
+                Thread.yield();
+            } else {
+                park(sequence, dependentSequence, barrier);
+            }
+        }
+        return available;
+    }
+
+    private void park(long sequence, Sequence dependentSequence, SequenceBarrier barrier) {
+        Thread me = Thread.currentThread();
+        parked.add(me);
+        sleepers.incrementAndGet();
+        try {
+            if (dependentSequence.get() < sequence && !barrier.isAlerted()) {
+                LockSupport.park(this);
+            }
+        } finally {
+            sleepers.decrementAndGet();
+            parked.remove(me);
+        }
+    }
+
+    @Override
+    public void signalAllWhenBlocking() {
+        if (sleepers.get() != 0) {
+            for (Thread t : parked) {
+                LockSupport.unpark(t);
+            }
+        }
+    }
+}

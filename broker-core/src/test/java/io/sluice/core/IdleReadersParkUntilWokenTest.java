@@ -1,0 +1,89 @@
+package io.sluice.core;
+
+import io.sluice.testkit.Await;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Issue 12, "wake, don't poll": with the default SLEEPING wait strategy, the threads of an idle broker park without
+ * a timer (state {@code WAITING}, never {@code TIMED_WAITING}: no periodic wake-ups), and the next event wakes
+ * exactly the readers waiting for it — journal writer, subscriber, and an embedded consumer's poll.
+ */
+class IdleReadersParkUntilWokenTest {
+    private static final Duration DEADLINE = Duration.ofSeconds(60);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void idleJournalWritersAndSubscribersParkWithoutATimerAndTheNextEventWakesThem() throws Exception {
+        try (Broker broker = Broker.open(BrokerConfig.builder(dir).ringSize(1024).build())) {
+            broker.createTopic(TopicConfig.of("idle", 4));
+            List<Long> seen = new CopyOnWriteArrayList<>();
+            try (Subscription ignored = broker.subscribe("idle", "probe", (event, endOfBatch) -> seen.add(event.offset()));
+                 Producer producer = broker.newProducer(ProducerConfig.DEFAULT)) {
+                Await.until(() -> "8 ring threads parked without a timer; now " + ringThreadStates(), DEADLINE,
+                        () -> allParkedWithoutTimer(8));
+
+                RecordMetadata md = producer.send(ProducerRecord.of("idle", null, "wake").withPartition(2)).get(30, TimeUnit.SECONDS);
+                Await.until("the subscriber got the event", DEADLINE, () -> seen.contains(md.offset()));
+                assertThat(seen).containsExactly(md.offset());
+
+                Await.until(() -> "back to parked without a timer; now " + ringThreadStates(), DEADLINE,
+                        () -> allParkedWithoutTimer(8));
+            }
+        }
+    }
+
+    @Test
+    void aPollWaitingOnAnIdlePartitionReturnsTheEventAppendedWhileItWaits() throws Exception {
+        try (Broker broker = Broker.open(BrokerConfig.builder(dir).ringSize(1024).build())) {
+            broker.createTopic(TopicConfig.of("idle", 4));
+            AtomicReference<Thread> pollingThread = new AtomicReference<>();
+            CompletableFuture<List<ConsumerRecord>> polled;
+            try (Consumer consumer = broker.newConsumer(ConsumerConfig.builder().clientId("waiter").offsetReset(OffsetReset.LATEST).build());
+                 Producer producer = broker.newProducer(ProducerConfig.DEFAULT)) {
+                consumer.assign(broker.partitionsOf("idle"));
+                polled = CompletableFuture.supplyAsync(() -> {
+                    pollingThread.set(Thread.currentThread());
+                    return consumer.poll(Duration.ofMinutes(5));
+                });
+                // the poll is parked (until its deadline, or until a journal writer wakes it), not returning empty
+                Await.until("the poll parked", DEADLINE, () -> pollingThread.get() != null
+                        && pollingThread.get().getState() == Thread.State.TIMED_WAITING);
+
+                RecordMetadata md = producer.send(ProducerRecord.of("idle", null, "wake").withPartition(3)).get(30, TimeUnit.SECONDS);
+                List<ConsumerRecord> got = polled.get(60, TimeUnit.SECONDS);
+                assertThat(got).extracting(ConsumerRecord::offset).containsExactly(md.offset());
+                assertThat(got.get(0).partition()).isEqualTo(3);
+            }
+        }
+    }
+
+    private static Set<Thread> ringThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith("sluice-journal-idle-") || t.getName().startsWith("sluice-sub-probe-idle-"))
+                .collect(Collectors.toSet());
+    }
+
+    private static boolean allParkedWithoutTimer(int expected) {
+        Set<Thread> threads = ringThreads();
+        return threads.size() == expected && threads.stream().allMatch(t -> t.getState() == Thread.State.WAITING);
+    }
+
+    private static String ringThreadStates() {
+        return ringThreads().stream().map(t -> t.getName() + "=" + t.getState()).sorted().collect(Collectors.joining(", "));
+    }
+}
