@@ -3,8 +3,8 @@ package io.sluice.cli;
 import io.sluice.core.Broker;
 import io.sluice.core.SluiceException;
 import io.sluice.net.http.GaugeRegistry;
-import io.sluice.net.http.HttpIngestConfig;
-import io.sluice.net.http.HttpIngestServer;
+import io.sluice.net.http.HttpApiConfig;
+import io.sluice.net.http.HttpApiServer;
 import io.sluice.net.security.TokenAuthenticator;
 import io.sluice.net.server.BrokerServer;
 
@@ -12,7 +12,7 @@ import java.io.PrintStream;
 import java.util.Properties;
 
 /**
- * Starts the HTTP API ({@link HttpIngestServer}) next to the binary port, in the same process and on the same
+ * Starts the HTTP API ({@link HttpApiServer}) next to the binary port, in the same process and on the same
  * bind address and token; {@code GET /metrics} also shows the gauges of the binary server ({@code sluice_binary_*})
  * and of the ingest pipelines ({@code sluice_ingest_<name>_*}).
  */
@@ -31,13 +31,13 @@ final class HttpPort {
             out.println("sluice broker: HTTP disabled (http.port=0)");
             return () -> { };
         }
-        HttpIngestConfig.Builder config = HttpIngestConfig.fromProperties(settings).bindAddress(bind).port(port);
+        HttpApiConfig.Builder config = HttpApiConfig.fromProperties(settings).bindAddress(bind).port(port);
         if (authToken != null) {
             config.auth(TokenAuthenticator.of(authToken));
         }
-        HttpIngestServer http;
+        HttpApiServer http;
         try {
-            http = new HttpIngestServer(config.build(), broker, gauges);
+            http = new HttpApiServer(config.build(), broker, gauges);
         } catch (SluiceException e) {
             throw new SluiceException(e.code(), "HTTP: " + e.getMessage(), e);
         }

@@ -37,11 +37,11 @@ class ConfigDefTest {
     void aMisspeltKeyIsAnErrorNamingTheNearestKnownKey() {
         assertThatThrownBy(() -> def.parse(Map.of("ring.szie", "64")))
                 .isInstanceOf(InvalidConfigException.class)
-                .hasMessageContaining("unknown setting 'ring.szie'").hasMessageContaining("did you mean 'ring.size'");
+                .hasMessageContaining("'ring.szie' is not a known setting").hasMessageContaining("did you mean 'ring.size'");
         assertThatThrownBy(() -> def.parse(Map.of("ingest.x.ring.sise", "64"), "ingest.x."))
                 .hasMessageContaining("'ingest.x.ring.sise'").hasMessageContaining("'ingest.x.ring.size'");
         assertThatThrownBy(() -> def.parse(Map.of("completely.different", "1")))
-                .hasMessageContaining("unknown setting 'completely.different'").hasMessageNotContaining("did you mean");
+                .hasMessageContaining("'completely.different' is not a known setting").hasMessageNotContaining("did you mean");
     }
 
     @Test

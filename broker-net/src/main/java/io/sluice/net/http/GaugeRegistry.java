@@ -20,7 +20,7 @@ import java.util.regex.Pattern;
  * <pre>{@code
  * GaugeRegistry gauges = new GaugeRegistry();
  * gauges.register("binary", () -> Map.of("connections", server.connectionCount()));
- * new HttpIngestServer(config, broker, gauges);   // exposes sluice_binary_connections
+ * new HttpApiServer(config, broker, gauges);   // exposes sluice_binary_connections
  * }</pre>
  */
 public final class GaugeRegistry implements Supplier<Map<String, Number>> {

@@ -204,7 +204,7 @@ public final class IngestStageRunner {
         try (Broker broker = Broker.open(BrokerConfig.builder(dir).build())) {
             broker.createTopic(TopicConfig.of("bench", partitions));
             IngestConfig config = tune.apply(IngestConfig.builder("bench-journal").clickHouseUrl(target.clickHouseUrl())
-                    .table(table).strategy(Strategy.JOURNAL).topic("bench")).build();
+                    .table(table).strategy(Strategy.OFFSET_RANGE).topic("bench")).build();
             try (IngestPipeline pipeline = IngestPipeline.start(config, broker::newConsumer);
                  Producer producer = broker.newProducer(ProducerConfig.DEFAULT)) {
                 prober = new Prober(table, writtenAt);

@@ -219,7 +219,7 @@ public final class ConfigDef {
             known.add(prefix + k);
         }
         Optional<String> nearest = nearest(fullKey, known);
-        return new InvalidConfigException("unknown setting '" + fullKey + "'"
+        return new InvalidConfigException("'" + fullKey + "' is not a known setting"
                 + nearest.map(n -> ": did you mean '" + n + "'?").orElse(" (see docs/configuration.md)"));
     }
 

@@ -4,7 +4,7 @@ import io.sluice.core.Acks;
 import io.sluice.core.Broker;
 import io.sluice.core.Producer;
 import io.sluice.core.ProducerConfig;
-import io.sluice.net.http.HttpIngestConfig;
+import io.sluice.net.http.HttpApiConfig;
 
 import java.util.EnumMap;
 import java.util.Map;
@@ -18,7 +18,7 @@ import java.util.function.Supplier;
  */
 public final class HttpApi implements AutoCloseable {
     final Broker broker;
-    final HttpIngestConfig config;
+    final HttpApiConfig config;
     final HttpMetrics metrics;
     final NdjsonValidator validator;
     final Supplier<? extends Map<String, ? extends Number>> extraGauges;
@@ -29,7 +29,7 @@ public final class HttpApi implements AutoCloseable {
     private final AtomicInteger inFlight = new AtomicInteger();
     private final Object drained = new Object();
 
-    public HttpApi(Broker broker, HttpIngestConfig config, HttpMetrics metrics,
+    public HttpApi(Broker broker, HttpApiConfig config, HttpMetrics metrics,
                    Supplier<? extends Map<String, ? extends Number>> extraGauges) {
         this.broker = broker;
         this.config = config;

@@ -45,7 +45,7 @@ import java.util.function.Supplier;
  *
  * <pre>{@code
  * try (Broker broker = Broker.open(BrokerConfig.builder(Path.of("data")).build());
- *      HttpIngestServer http = new HttpIngestServer(HttpIngestConfig.DEFAULT, broker)) {
+ *      HttpApiServer http = new HttpApiServer(HttpApiConfig.DEFAULT, broker)) {
  *     ...   // curl -XPOST --data-binary @events.ndjson localhost:8080/v1/topics/orders/events
  * }
  * }</pre>
@@ -56,12 +56,12 @@ import java.util.function.Supplier;
  * threads ({@code sluice-http-accept-*}, {@code sluice-http-io-*}); the caller closes the broker afterwards.
  * Endpoints, limits and error codes are described in {@code docs/http.md}.
  */
-public final class HttpIngestServer implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(HttpIngestServer.class);
+public final class HttpApiServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(HttpApiServer.class);
     private static final long SHUTDOWN_QUIET_MILLIS = 0;
     private static final long SHUTDOWN_TIMEOUT_MILLIS = 5_000;
 
-    private final HttpIngestConfig config;
+    private final HttpApiConfig config;
     private final HttpMetrics metrics = new HttpMetrics();
     private final HttpApi api;
     private final EventLoopGroup acceptGroup;
@@ -73,7 +73,7 @@ public final class HttpIngestServer implements AutoCloseable {
     private boolean closed;
 
     /** A server without extra gauges. */
-    public HttpIngestServer(HttpIngestConfig config, Broker broker) {
+    public HttpApiServer(HttpApiConfig config, Broker broker) {
         this(config, broker, null);
     }
 
@@ -81,7 +81,7 @@ public final class HttpIngestServer implements AutoCloseable {
      * @param extraGauges gauges of other components added to {@code GET /metrics} (for example a {@link GaugeRegistry}),
      *                    or null. Called on every scrape from an I/O thread: it must be cheap and non-blocking
      */
-    public HttpIngestServer(HttpIngestConfig config, Broker broker, Supplier<? extends Map<String, ? extends Number>> extraGauges) {
+    public HttpApiServer(HttpApiConfig config, Broker broker, Supplier<? extends Map<String, ? extends Number>> extraGauges) {
         this.config = Objects.requireNonNull(config, "config");
         Objects.requireNonNull(broker, "broker");
         SslContext ssl = config.tls() == null ? null : config.tls().newServerContext();
@@ -135,7 +135,7 @@ public final class HttpIngestServer implements AutoCloseable {
         return port;
     }
 
-    public HttpIngestConfig config() {
+    public HttpApiConfig config() {
         return config;
     }
 
@@ -182,6 +182,6 @@ public final class HttpIngestServer implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "HttpIngestServer[" + config.bindAddress() + ":" + port + ", " + transport + "]";
+        return "HttpApiServer[" + config.bindAddress() + ":" + port + ", " + transport + "]";
     }
 }
