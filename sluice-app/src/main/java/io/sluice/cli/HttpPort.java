@@ -9,7 +9,6 @@ import io.sluice.net.security.TokenAuthenticator;
 import io.sluice.net.server.BrokerServer;
 
 import java.io.PrintStream;
-import java.util.Properties;
 
 /**
  * Starts the HTTP API ({@link HttpApiServer}) next to the binary port, in the same process and on the same
@@ -21,17 +20,17 @@ final class HttpPort {
     }
 
     /**
-     * @param settings  the broker's {@code --config} properties (the HTTP server reads its {@code http.*} keys)
+     * @param config    the HTTP API's settings (from the broker's resolved {@code http.*} keys)
      * @param authToken the shared token of the binary port, also required by HTTP (except {@code /health}), or null
      * @return the running server, or a no-op when {@code port} is 0
      */
-    static AutoCloseable start(Broker broker, GaugeRegistry gauges, Properties settings, String bind, int port, String authToken,
-                               PrintStream out) {
+    static AutoCloseable start(Broker broker, GaugeRegistry gauges, HttpApiConfig.Builder config, String bind, int port,
+                               String authToken, PrintStream out) {
         if (port == 0) {
             out.println("sluice broker: HTTP disabled (http.port=0)");
             return () -> { };
         }
-        HttpApiConfig.Builder config = HttpApiConfig.fromProperties(settings).bindAddress(bind).port(port);
+        config.bindAddress(bind).port(port);
         if (authToken != null) {
             config.auth(TokenAuthenticator.of(authToken));
         }
