@@ -141,5 +141,6 @@ final class AsyncSink implements EventSink {
         ctx.giveUpAfter(ctx.config.closeTimeoutMs());
         flush();
         retries.shutdown();
+        ctx.close();
     }
 }

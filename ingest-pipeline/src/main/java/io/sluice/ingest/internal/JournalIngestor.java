@@ -397,5 +397,6 @@ public final class JournalIngestor implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         insertThreads.shutdown();
+        ctx.close();
     }
 }

@@ -271,5 +271,6 @@ final class RedisStreamSink implements EventSink {
         drainers.forEach(StreamDrainer::stop);
         connection.close();
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        ctx.close();
     }
 }

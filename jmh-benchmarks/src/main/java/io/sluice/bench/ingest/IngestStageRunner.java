@@ -72,7 +72,7 @@ public final class IngestStageRunner {
 
     public IngestStageRunner(Target target) {
         this.target = target;
-        this.http = new ClickHouseHttp(target.clickHouseUrl(), "default", "", Duration.ofSeconds(60), null);
+        this.http = new ClickHouseHttp(target.clickHouseUrl(), "default", "", Duration.ofSeconds(60), "bench");
         http.query("CREATE DATABASE IF NOT EXISTS " + target.database());
     }
 
