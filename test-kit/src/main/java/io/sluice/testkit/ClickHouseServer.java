@@ -23,7 +23,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * tcp_port, path/tmp_path/user_files_path inside the temp dir, logger to a file, user {@code default} without a
  * password, loopback only.
  */
-public final class ClickHouseServer {
+public final class ClickHouseServer implements AutoCloseable {
+    private static final String[] BINARIES = {"/usr/sbin/clickhouse-server", "clickhouse-server", "/usr/bin/clickhouse-server"};
+
     private static ClickHouseServer shared;
     private static final AtomicInteger DATABASES = new AtomicInteger();
 
@@ -49,6 +51,29 @@ public final class ClickHouseServer {
             }
         }
         return shared;
+    }
+
+    /** True if a clickhouse-server binary is installed (a private server can be started). */
+    public static boolean isInstalled() {
+        return ServerProcess.isInstalled(BINARIES);
+    }
+
+    /**
+     * A private server of its own (not the shared one), with its directory under {@code parent}; {@link #close()}
+     * stops it and deletes its directory. The benchmarks use this.
+     */
+    public static ClickHouseServer startPrivate(Path parent) {
+        Process p = new Process(parent);
+        p.start();
+        return new ClickHouseServer("http://127.0.0.1:" + p.httpPort, p);
+    }
+
+    /** Stops a server from {@link #startPrivate} and deletes its directory; the shared server is left running. */
+    @Override
+    public void close() {
+        if (process != null && this != shared) {
+            process.close();
+        }
     }
 
     private static String stripSlash(String s) {
@@ -137,7 +162,11 @@ public final class ClickHouseServer {
         final int tcpPort = freePort();
 
         Process() {
-            super("clickhouse");
+            this(null);
+        }
+
+        Process(Path parent) {
+            super("clickhouse", parent);
             writeConfig();
         }
 
@@ -183,7 +212,7 @@ public final class ClickHouseServer {
 
         @Override
         protected List<String> command() {
-            Path bin = findBinary("/usr/sbin/clickhouse-server", "clickhouse-server", "/usr/bin/clickhouse-server");
+            Path bin = findBinary(BINARIES);
             return List.of(bin.toString(), "--config-file=" + dir.resolve("config.xml").toAbsolutePath());
         }
 

@@ -14,7 +14,7 @@ import io.sluice.bench.report.Table;
 import io.sluice.bench.report.chart.BarChart;
 import io.sluice.bench.report.chart.Chart;
 import io.sluice.bench.report.chart.PercentilePlot;
-import io.sluice.bench.server.RedisServer;
+import io.sluice.testkit.RedisServer;
 import io.sluice.core.Broker;
 import io.sluice.core.BrokerConfig;
 import org.HdrHistogram.Histogram;
@@ -81,8 +81,8 @@ public final class RedisE2eScenario implements Scenario {
         notes.add(iterations + " measured iterations per count after 1 warm-up of 2,000 messages (the reference: 3 + 1). CPU is "
                 + "this JVM's CPU time in % of one core (publisher, Sluice, both consumers; Redis excluded); heap is the "
                 + "whole benchmark JVM's (peak sampled every 10 ms, and after a full GC).");
-        if (RedisServer.binary() == null) {
-            notes.add("Not available: no redis-server on this machine (" + RedisServer.DEFAULT_BINARY + ").");
+        if (!RedisServer.isInstalled()) {
+            notes.add("Not available: no redis-server on this machine (scripts/test.sh installs it).");
             return new ScenarioResult(name(), title(), reference(), tables, charts, notes, 0);
         }
         Map<Integer, List<E2eRun>> sluice = new LinkedHashMap<>();
@@ -92,10 +92,10 @@ public final class RedisE2eScenario implements Scenario {
         int maxCount = o.size(100_000, 5_000);
         String unavailable = null;
         Envelope envelope = new Envelope(1024, 42);
-        try (RedisServer server = RedisServer.start(o.workDir());
+        try (RedisServer server = RedisServer.startPrivate(o.workDir(), false);
              TempDir dir = new TempDir(o.workDir(), "sluice-bench-e2e")) {
-            notes.add("redis-server " + redisVersion(server) + " on 127.0.0.1:" + server.port() + ", no persistence.");
-            RedisClient client = RedisClient.create(server.uri());
+            notes.add("redis-server " + redisVersion(server) + " at " + server.url() + ", no persistence.");
+            RedisClient client = RedisClient.create(server.url());
             Broker broker = null;
             try {
                 try {
@@ -221,7 +221,7 @@ public final class RedisE2eScenario implements Scenario {
     }
 
     private static String redisVersion(RedisServer server) {
-        RedisClient c = RedisClient.create(server.uri());
+        RedisClient c = RedisClient.create(server.url());
         try (StatefulRedisConnection<byte[], byte[]> conn = c.connect(ByteArrayCodec.INSTANCE)) {
             String info = conn.sync().info("server");
             for (String line : info.split("\r?\n")) {

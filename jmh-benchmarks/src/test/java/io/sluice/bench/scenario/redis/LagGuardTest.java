@@ -4,7 +4,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.XGroupCreateArgs;
 import io.lettuce.core.XReadArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.sluice.bench.server.RedisServer;
+import io.sluice.testkit.RedisServer;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -15,9 +15,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class LagGuardTest {
     @Test
     void theGuardReadsTheGroupsLagAndLetsWritesThroughBelowTheHighWaterMark() throws Exception {
-        Assumptions.assumeTrue(RedisServer.binary() != null, "redis-server is installed");
-        try (RedisServer server = RedisServer.start(Path.of(System.getProperty("java.io.tmpdir")))) {
-            RedisClient client = RedisClient.create(server.uri());
+        Assumptions.assumeTrue(RedisServer.isInstalled(), "redis-server is installed");
+        try (RedisServer server = RedisServer.startPrivate(Path.of(System.getProperty("java.io.tmpdir")), false)) {
+            RedisClient client = RedisClient.create(server.url());
             try (StatefulRedisConnection<String, String> c = client.connect();
                  LagGuard guard = new LagGuard(client, "g")) {
                 c.sync().xgroupCreate(XReadArgs.StreamOffset.from("s", "$"), "g", XGroupCreateArgs.Builder.mkstream(true));
