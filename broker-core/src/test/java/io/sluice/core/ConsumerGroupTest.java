@@ -64,7 +64,9 @@ class ConsumerGroupTest {
 
         Consumer b = broker.newConsumer(group("b"));
         b.subscribe("jobs");
-        a.poll(Duration.ZERO); // heartbeat picks up the new generation
+        assertThat(b.assignment()).isEmpty(); // a still owns everything until it stops
+        a.poll(Duration.ZERO); // heartbeat learns of the rebalance: a stops, rejoins, the new generation starts
+        b.poll(Duration.ZERO); // b's rejoin picks up its share
         assertThat(a.assignment()).hasSize(2);
         assertThat(b.assignment()).hasSize(2);
         Set<TopicPartition> union = new HashSet<>(a.assignment());

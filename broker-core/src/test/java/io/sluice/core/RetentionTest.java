@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Retention removes whole roll-cycle files; time is a manual clock, so cycles roll without sleeping. */
 class RetentionTest {
@@ -67,6 +68,67 @@ class RetentionTest {
         // offsets stay dense after reopening a trimmed partition
         try (Broker broker = Broker.open(cfg); Producer p = broker.newProducer(ProducerConfig.DEFAULT)) {
             assertThat(p.send(ProducerRecord.of("small", null, "next")).get().offset()).isEqualTo(3);
+        }
+    }
+
+    /** Four five-minute cycles of 400 events of 1 KiB each (about 420 KB written per cycle file). */
+    private static void fourCyclesOf400KiB(Broker broker, AtomicLong now, String topic) throws Exception {
+        byte[] value = new byte[1024];
+        java.util.Arrays.fill(value, (byte) 'x');
+        try (Producer p = broker.newProducer(ProducerConfig.DEFAULT)) {
+            for (int cycle = 0; cycle < 4; cycle++) {
+                for (int i = 0; i < 400; i++) {
+                    p.send(new ProducerRecord(topic, 0, null, value, java.util.List.of(), -1)).get(10, TimeUnit.SECONDS);
+                }
+                now.addAndGet(TimeUnit.MINUTES.toMillis(5));
+            }
+        }
+    }
+
+    @Test
+    void byteRetentionCountsWrittenBytes() throws Exception {
+        AtomicLong now = new AtomicLong(1_699_999_800_000L);
+        BrokerConfig cfg = BrokerConfig.builder(dir).rollCycle(RollCycleType.FIVE_MINUTELY).clock(now::get)
+                .retentionCheckMillis(3_600_000).build();
+        try (Broker broker = Broker.open(cfg)) {
+            broker.createTopic(TopicConfig.builder("sized").retentionBytes(1_000_000).build());
+            fourCyclesOf400KiB(broker, now, "sized");
+            TopicPartition tp = new TopicPartition("sized", 0);
+            long written = broker.describeTopic("sized").partitions().get(0).journalBytes();
+            // what was written (4 x 400 x ~1 KiB plus headers and index), not the sparse, preallocated file lengths
+            assertThat(written).isBetween(4L * 400 * 1024, 2L * 4 * 400 * 1024);
+            ((io.sluice.core.internal.LocalBroker) broker).applyRetention();
+            // 1.6 MB > 1 MB: the two oldest cycles go (1.2 MB would still be too much), the newest two stay
+            assertThat(cycleFiles(dir.resolve("topics/sized/0"))).isEqualTo(2);
+            assertThat(broker.startOffset(tp)).isEqualTo(800);
+            assertThat(broker.describeTopic("sized").partitions().get(0).journalBytes()).isLessThanOrEqualTo(1_000_000);
+        }
+    }
+
+    @Test
+    void aConsumerThatFallsBehindRetentionIsToldNotSilentlyMoved() throws Exception {
+        AtomicLong now = new AtomicLong(1_699_999_800_000L);
+        BrokerConfig cfg = BrokerConfig.builder(dir).rollCycle(RollCycleType.FIVE_MINUTELY).clock(now::get)
+                .retentionCheckMillis(3_600_000).build();
+        try (Broker broker = Broker.open(cfg)) {
+            broker.createTopic(TopicConfig.builder("lag").retentionBytes(1_000_000).build());
+            TopicPartition tp = new TopicPartition("lag", 0);
+            broker.groups().resetOffsets("strict", java.util.Map.of(tp, 0L));
+            try (Consumer strict = broker.newConsumer(ConsumerConfig.builder().groupId("strict").offsetReset(OffsetReset.NONE).build());
+                 Consumer lenient = broker.newConsumer(ConsumerConfig.builder().offsetReset(OffsetReset.EARLIEST).maxPollRecords(10).build())) {
+                strict.subscribe("lag"); // at its committed offset 0
+                lenient.assign(java.util.Set.of(tp));
+                lenient.seek(tp, 0);
+                fourCyclesOf400KiB(broker, now, "lag");
+                ((io.sluice.core.internal.LocalBroker) broker).applyRetention();
+                assertThat(broker.startOffset(tp)).isEqualTo(800);
+
+                assertThatThrownBy(() -> strict.poll(Duration.ofMillis(100)))
+                        .isInstanceOf(SluiceException.OffsetOutOfRangeException.class);
+                var records = lenient.poll(Duration.ofSeconds(5));
+                assertThat(records.get(0).offset()).isEqualTo(800);
+                assertThat(lenient.skippedByRetention()).isEqualTo(800);
+            }
         }
     }
 

@@ -35,6 +35,11 @@ public interface EventSink extends AutoCloseable {
      */
     CompletableFuture<Void> write(byte[] event);
 
+    /** What this sink promises about its rows (see {@link Guarantee}); logged at start. */
+    default Guarantee guarantee() {
+        return Guarantee.AT_LEAST_ONCE;
+    }
+
     /** Waits until everything accepted before the call is in ClickHouse (or dead-lettered / failed). */
     void flush();
 

@@ -203,14 +203,38 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
         return table.substring(table.indexOf('.') + 1);
     }
 
+    /**
+     * A URL without its credentials: the user-info part ({@code redis://:secret@host}, {@code http://u:p@host}) and
+     * any {@code password=} / {@code user=} query parameter become {@code ***}. Never log a URL without this.
+     */
+    public static String redact(String url) {
+        if (url == null) {
+            return null;
+        }
+        String out = url;
+        int scheme = out.indexOf("://");
+        int hostStart = scheme < 0 ? 0 : scheme + 3;
+        int slash = out.indexOf('/', hostStart);
+        int authorityEnd = slash < 0 ? out.length() : slash;
+        int q = out.indexOf('?', hostStart);
+        if (q >= 0 && q < authorityEnd) {
+            authorityEnd = q;
+        }
+        int at = out.lastIndexOf('@', authorityEnd - 1);
+        if (at >= hostStart) {
+            out = out.substring(0, hostStart) + "***" + out.substring(at);
+        }
+        return out.replaceAll("(?i)([?&](password|user|auth|token)=)[^&]*", "$1***");
+    }
+
     @Override
     public String toString() {
-        return "IngestConfig[name=" + name + ", topic=" + topic + ", clickhouse.url=" + clickHouseUrl + ", user=" + user
+        return "IngestConfig[name=" + name + ", topic=" + topic + ", clickhouse.url=" + redact(clickHouseUrl) + ", user=" + user
                 + ", password=" + (password.isEmpty() ? "(none)" : "(set)") + ", table=" + table + ", strategy="
                 + strategy.configName() + ", rows=" + (rowEncoder == null ? "json" : rowEncoder.getClass().getName())
                 + ", batch.rows=" + batchRows + ", batch.bytes=" + batchBytes + ", linger.ms=" + lingerMs
                 + ", max.in.flight=" + maxInFlight + ", workers=" + workers + ", buffer.events=" + bufferEvents
-                + ", redis.url=" + redisUrl + ", redis.stream=" + redisStream + ", group=" + group + "]";
+                + ", redis.url=" + redact(redisUrl) + ", redis.stream=" + redisStream + ", group=" + group + "]";
     }
 
     public static Builder builder(String name) {

@@ -30,6 +30,14 @@ public class IngestException extends SluiceException {
         return dataError;
     }
 
+    /**
+     * The table does not match what the pipeline sends (code 16, NO_SUCH_COLUMN_IN_TABLE: a column was dropped or
+     * renamed after start). Not a bad row: retried with backoff until the table is fixed, and reported.
+     */
+    public boolean isSchemaError() {
+        return serverCode == 16;
+    }
+
     /** The request may or may not have been applied (connection lost or timed out after sending). */
     public boolean isOutcomeUnknown() {
         return outcomeUnknown;

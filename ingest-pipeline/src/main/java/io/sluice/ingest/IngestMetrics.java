@@ -23,6 +23,7 @@ public final class IngestMetrics {
     private final Recorder latency = new Recorder(TimeUnit.MINUTES.toMicros(10), 3);
     private final Histogram total = new Histogram(TimeUnit.MINUTES.toMicros(10), 3);
     private Histogram interval;
+    private volatile String lastFailure;
 
     public void accepted(long events) {
         accepted.add(events);
@@ -33,6 +34,21 @@ public final class IngestMetrics {
         rowsInserted.add(rows);
         batches.increment();
         latency.recordValue(Math.min(TimeUnit.NANOSECONDS.toMicros(nanos), TimeUnit.MINUTES.toMicros(10)));
+    }
+
+    /** A transient failure is being retried: {@code reason} is what the server or the network said. */
+    public void failing(String reason) {
+        lastFailure = reason;
+    }
+
+    /** A retried operation succeeded. */
+    public void recovered() {
+        lastFailure = null;
+    }
+
+    /** The failure being retried now, or null. */
+    public String lastFailure() {
+        return lastFailure;
     }
 
     public void retried() {

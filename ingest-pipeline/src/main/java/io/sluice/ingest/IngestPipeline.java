@@ -74,9 +74,33 @@ public final class IngestPipeline implements AutoCloseable {
         return config;
     }
 
-    /** The error that stopped the pipeline's consuming thread, or null while it runs (or after a clean close). */
+    /** The error that stopped the pipeline for good (a configuration error), or null. */
     public Throwable failure() {
-        return journal != null ? journal.failure() : feeder.failure();
+        return journal != null ? journal.failure() : feeder.supervision().failure();
+    }
+
+    /** Where the pipeline is: running, retrying a transient failure, failed on a configuration error, closed. */
+    public PipelineState state() {
+        return journal != null ? journal.supervision().state() : feeder.supervision().state();
+    }
+
+    /** Why the pipeline is {@link PipelineState#RETRYING} or {@link PipelineState#FAILED}; null otherwise. */
+    public String stateReason() {
+        return journal != null ? journal.supervision().reason() : feeder.supervision().reason();
+    }
+
+    /** How many times the pipeline's loop started again after a transient failure. */
+    public long restarts() {
+        return journal != null ? journal.supervision().restarts() : feeder.supervision().restarts();
+    }
+
+    /**
+     * What the pipeline promises about its rows, detected at start from the server and the table (null until
+     * ClickHouse answered). Strategies other than journal: {@code async} at-most-once; the stream strategies
+     * exactly-once with entry columns; otherwise at-least-once (a timed-out INSERT is retried).
+     */
+    public Guarantee guarantee() {
+        return journal != null ? journal.guarantee() : sink.guarantee();
     }
 
     /** See {@link IngestMetrics#snapshot()}. */

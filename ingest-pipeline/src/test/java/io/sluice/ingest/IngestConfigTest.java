@@ -69,4 +69,14 @@ class IngestConfigTest {
                 "x.clickhouse.password.env", "NO_SUCH_VAR_FOR_SLUICE"), "x.", k -> null))
                 .isInstanceOf(InvalidConfigException.class).hasMessageContaining("NO_SUCH_VAR_FOR_SLUICE");
     }
+
+    @Test
+    void credentialsInTheRedisAndClickHouseUrlsNeverAppearInToString() {
+        IngestConfig c = IngestConfig.builder("x").clickHouseUrl("http://ingest:chpass@127.0.0.1:8123/?password=qp")
+                .table("d.t").strategy(Strategy.REDIS_STREAM).redisUrl("redis://default:r3dis-secret@10.0.0.1:6379/0").build();
+        assertThat(c.toString()).doesNotContain("r3dis-secret").doesNotContain("chpass").doesNotContain("qp")
+                .contains("redis://***@10.0.0.1:6379/0").contains("http://***@127.0.0.1:8123/?password=***");
+        assertThat(IngestConfig.redact("redis://:only-password@h:6379")).isEqualTo("redis://***@h:6379");
+        assertThat(IngestConfig.redact("redis://h:6379")).isEqualTo("redis://h:6379");
+    }
 }

@@ -17,6 +17,14 @@ final class Tables {
         return table;
     }
 
+    /** Plain MergeTree on purpose (a ReplacingMergeTree would hide duplicates at merge time), with the offset columns. */
+    static String createWithOffsets(ClickHouseServer clickHouse, String db, String name) {
+        String table = db + "." + name;
+        clickHouse.execute("CREATE TABLE " + table + " (id UInt64, name String, value Int64, _sluice_partition UInt32,"
+                + " _sluice_offset UInt64) ENGINE = MergeTree ORDER BY (_sluice_partition, _sluice_offset)");
+        return table;
+    }
+
     static byte[] event(long i) {
         return ("{\"id\":" + i + ",\"name\":\"n" + i + "\",\"value\":" + (3 * i) + "}").getBytes(StandardCharsets.UTF_8);
     }

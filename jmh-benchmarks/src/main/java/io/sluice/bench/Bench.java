@@ -154,9 +154,11 @@ public final class Bench implements Callable<Integer> {
             results.add(r);
         }
         environment.add("load average at the end: " + loadAverage());
-        if (which.equals("all")) {
+        if (!results.isEmpty()) {
+            // 'all' writes the committed report; one scenario writes its own under target/ (to compare or splice in)
+            Path dir = which.equals("all") ? options.resultsDir() : Path.of("jmh-benchmarks", "target", "results-" + which);
             try {
-                Path report = MarkdownReport.write(options.resultsDir(), results, environment, options.quick());
+                Path report = MarkdownReport.write(dir, results, environment, options.quick());
                 System.out.println("report: " + report.toAbsolutePath());
             } catch (IOException e) {
                 System.err.println("sluice-bench: cannot write the report: " + e);

@@ -43,11 +43,27 @@ public interface Consumer extends AutoCloseable {
      */
     List<ConsumerRecord> poll(Duration timeout);
 
-    /** Commits the current positions of all assigned partitions (group consumers only). */
+    /**
+     * Commits the current positions of all assigned partitions (group consumers only), with this member's id and
+     * generation.
+     *
+     * @throws SluiceException.GroupException if refused: a newer generation owns the partitions (its events will be
+     *         delivered again to their new owner), or the commit would move an offset backwards
+     */
     void commitSync();
 
-    /** Commits explicit next-offsets (the offset of the next event to read). */
+    /** Commits explicit next-offsets (the offset of the next event to read); refused as {@link #commitSync()}. */
     void commitSync(Map<TopicPartition, Long> offsets);
+
+    /**
+     * Offsets skipped because retention removed them before this consumer read them (an {@link OffsetReset} other
+     * than {@code NONE} applied; each skip is also logged). With {@code NONE} the poll throws
+     * {@link SluiceException.OffsetOutOfRangeException} instead.
+     */
+    long skippedByRetention();
+
+    /** This consumer's member id, generation and assignment while it holds one; empty outside a group or while rebalancing. */
+    java.util.Optional<ConsumerGroups.Membership> groupMembership();
 
     /** The committed next-offset of the group for this partition, if any. */
     OptionalLong committed(TopicPartition partition);

@@ -12,7 +12,7 @@ public class SluiceException extends RuntimeException {
         UNKNOWN(-1), NONE(0), UNKNOWN_TOPIC(3), RECORD_TOO_LARGE(10), BACK_PRESSURED(11), CLOSED(12),
         TOPIC_EXISTS(36), INVALID_CONFIG(40), OFFSET_OUT_OF_RANGE(1), JOURNAL_FAILURE(56), UNKNOWN_MEMBER(25),
         REBALANCE_IN_PROGRESS(27), INVALID_REQUEST(42), UNSUPPORTED_VERSION(35), AUTHENTICATION_FAILED(58),
-        TIMEOUT(7);
+        TIMEOUT(7), ILLEGAL_GENERATION(22), FENCED_MEMBER(82), NON_EMPTY_GROUP(68), OFFSET_REGRESSION(100);
 
         public final short id;
 
@@ -57,6 +57,12 @@ public class SluiceException extends RuntimeException {
             case INVALID_CONFIG -> new InvalidConfigException(message);
             case OFFSET_OUT_OF_RANGE -> new OffsetOutOfRangeException(message);
             case JOURNAL_FAILURE -> new JournalException(message, null);
+            case UNKNOWN_MEMBER -> new UnknownMemberException(message);
+            case ILLEGAL_GENERATION -> new IllegalGenerationException(message);
+            case FENCED_MEMBER -> new FencedMemberException(message);
+            case REBALANCE_IN_PROGRESS -> new RebalanceInProgressException(message);
+            case NON_EMPTY_GROUP -> new NonEmptyGroupException(message);
+            case OFFSET_REGRESSION -> new OffsetRegressionException(message);
             default -> new SluiceException(code, message);
         };
     }
@@ -134,6 +140,81 @@ public class SluiceException extends RuntimeException {
 
         public JournalException(String message, Throwable cause) {
             super(Code.JOURNAL_FAILURE, message, cause);
+        }
+    }
+
+    /**
+     * A consumer-group call was refused: the caller's view of the group is out of date. Nothing was changed. What to
+     * do is in each subclass; a consumer that catches this base class should drop its partitions and rejoin.
+     */
+    public abstract static class GroupException extends SluiceException {
+        private static final long serialVersionUID = 1L;
+
+        protected GroupException(Code code, String message) {
+            super(code, message);
+        }
+    }
+
+    /** The group does not know this member (its session expired, it left, or the id was never issued): join anew. */
+    public static final class UnknownMemberException extends GroupException {
+        private static final long serialVersionUID = 1L;
+
+        public UnknownMemberException(String message) {
+            super(Code.UNKNOWN_MEMBER, message);
+        }
+    }
+
+    /**
+     * The call carried a generation that is not the group's current one (Kafka's {@code ILLEGAL_GENERATION}), or a
+     * partition the member does not own in it: a newer generation owns the partitions. Rejoin.
+     */
+    public static final class IllegalGenerationException extends GroupException {
+        private static final long serialVersionUID = 1L;
+
+        public IllegalGenerationException(String message) {
+            super(Code.ILLEGAL_GENERATION, message);
+        }
+    }
+
+    /**
+     * A join presented a member id with a generation other than the one last given to that member: another
+     * incarnation uses the id (Kafka's {@code FENCED_INSTANCE_ID}). Join with no member id.
+     */
+    public static final class FencedMemberException extends GroupException {
+        private static final long serialVersionUID = 1L;
+
+        public FencedMemberException(String message) {
+            super(Code.FENCED_MEMBER, message);
+        }
+    }
+
+    /** The group is rebalancing: stop consuming, then rejoin with the current member id and generation. */
+    public static final class RebalanceInProgressException extends GroupException {
+        private static final long serialVersionUID = 1L;
+
+        public RebalanceInProgressException(String message) {
+            super(Code.REBALANCE_IN_PROGRESS, message);
+        }
+    }
+
+    /** An explicit offset reset while the group has live members (Kafka's {@code NON_EMPTY_GROUP}). */
+    public static final class NonEmptyGroupException extends GroupException {
+        private static final long serialVersionUID = 1L;
+
+        public NonEmptyGroupException(String message) {
+            super(Code.NON_EMPTY_GROUP, message);
+        }
+    }
+
+    /**
+     * A commit would move a committed offset backwards. Committed offsets only grow; moving one back is an explicit
+     * {@link ConsumerGroups#resetOffsets} of an empty group.
+     */
+    public static final class OffsetRegressionException extends GroupException {
+        private static final long serialVersionUID = 1L;
+
+        public OffsetRegressionException(String message) {
+            super(Code.OFFSET_REGRESSION, message);
         }
     }
 }

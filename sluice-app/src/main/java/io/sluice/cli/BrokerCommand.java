@@ -105,6 +105,7 @@ final class BrokerCommand extends SubCommand {
         AutoCloseable http;
         List<IngestPipeline> pipelines = new ArrayList<>();
         GaugeRegistry gauges = new GaugeRegistry();
+        io.sluice.net.http.HealthRegistry health = new io.sluice.net.http.HealthRegistry();
         try {
             broker = Broker.open(brokerConfig);
         } catch (RuntimeException e) {
@@ -125,10 +126,15 @@ final class BrokerCommand extends SubCommand {
                 IngestPipeline pipeline = IngestPipeline.start(ingest, broker::newConsumer);
                 pipelines.add(pipeline);
                 gauges.register("ingest_" + ingest.name(), pipeline::metrics);
+                health.register("ingest." + ingest.name(), () -> IngestHealth.of(pipeline));
                 out.println("sluice broker: ingesting topic '" + ingest.topic() + "' into " + ingest.table()
-                        + " (" + ingest.strategy() + ")");
+                        + " (" + ingest.strategy() + ", " + (pipeline.guarantee() == null ? "guarantee known once ClickHouse answers"
+                        : pipeline.guarantee().label()) + ")");
             }
-            http = HttpPort.start(broker, gauges, httpConfig, serverConfig.bindAddress(), httpPortNumber, serverConfig.authToken(), out);
+            List<IngestPipeline> running = List.copyOf(pipelines);
+            gauges.register("ingest", () -> IngestHealth.gauges(running));
+            http = HttpPort.start(broker, gauges, health, httpConfig, serverConfig.bindAddress(), httpPortNumber,
+                    serverConfig.authToken(), out);
         } catch (RuntimeException e) {
             err.println("sluice broker: " + e.getMessage());
             server.close();

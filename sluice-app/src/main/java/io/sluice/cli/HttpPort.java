@@ -24,8 +24,8 @@ final class HttpPort {
      * @param authToken the shared token of the binary port, also required by HTTP (except {@code /health}), or null
      * @return the running server, or a no-op when {@code port} is 0
      */
-    static AutoCloseable start(Broker broker, GaugeRegistry gauges, HttpApiConfig.Builder config, String bind, int port,
-                               String authToken, PrintStream out) {
+    static AutoCloseable start(Broker broker, GaugeRegistry gauges, io.sluice.net.http.HealthRegistry health,
+                               HttpApiConfig.Builder config, String bind, int port, String authToken, PrintStream out) {
         if (port == 0) {
             out.println("sluice broker: HTTP disabled (http.port=0)");
             return () -> { };
@@ -36,7 +36,7 @@ final class HttpPort {
         }
         HttpApiServer http;
         try {
-            http = new HttpApiServer(config.build(), broker, gauges);
+            http = new HttpApiServer(config.build(), broker, gauges, health);
         } catch (SluiceException e) {
             throw new SluiceException(e.code(), "HTTP: " + e.getMessage(), e);
         }

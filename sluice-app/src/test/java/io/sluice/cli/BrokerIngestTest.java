@@ -83,4 +83,75 @@ class BrokerIngestTest {
                     + " FORMAT TabSeparated").strip()).isEqualTo(n + "\t" + n + "\t" + sum + "\t" + (3 * sum));
         }
     }
+
+    private static int freePort() throws java.io.IOException {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    private static java.net.http.HttpResponse<String> get(String url) {
+        try {
+            return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url))
+                    .timeout(Duration.ofSeconds(10)).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    void healthIs503WithTheReasonWhenAPipelineFailedOnItsConfigurationAndMetricsShowEachGuarantee(ClickHouseServer clickHouse)
+            throws Exception {
+        String db = clickHouse.createDatabase("broker_health");
+        String table = db + ".events";
+        clickHouse.execute("CREATE TABLE " + table + " (id UInt64, _sluice_partition UInt32, _sluice_offset UInt64)"
+                + " ENGINE = MergeTree ORDER BY (_sluice_partition, _sluice_offset)");
+        String plain = db + ".plain";
+        clickHouse.execute("CREATE TABLE " + plain + " (id UInt64) ENGINE = MergeTree ORDER BY id");
+        Path data = dir.resolve("data");
+        try (Broker setup = Broker.open(BrokerConfig.builder(data).build())) {
+            setup.createTopic(TopicConfig.of("clicks", 1));
+        }
+        int httpPort = freePort();
+        Path config = dir.resolve("sluice.properties");
+        Files.writeString(config, String.join("\n",
+                "data.dir=" + data,
+                "port=0",
+                "http.port=" + httpPort,
+                "ingest.good.topic=clicks",
+                "ingest.good.clickhouse.url=" + clickHouse.url(),
+                "ingest.good.table=" + table,
+                "ingest.good.strategy=journal",
+                "ingest.plain.topic=clicks",
+                "ingest.plain.clickhouse.url=" + clickHouse.url(),
+                "ingest.plain.table=" + plain,
+                "ingest.plain.strategy=journal",
+                "ingest.ghost.topic=no-such-topic",
+                "ingest.ghost.clickhouse.url=" + clickHouse.url(),
+                "ingest.ghost.table=" + table,
+                "ingest.ghost.strategy=journal",
+                ""), StandardCharsets.UTF_8);
+        try (ChildJvm broker = ChildJvm.start(SluiceCli.class, "broker", "--config", config.toString())) {
+            String line;
+            boolean listening = false;
+            while (!listening && (line = broker.readLine()) != null) {
+                listening = line.contains("binary protocol on");
+            }
+            assertThat(listening).as("the broker started").isTrue();
+            String base = "http://127.0.0.1:" + httpPort;
+            Await.until("/health 503", Duration.ofSeconds(30), () -> get(base + "/health").statusCode() == 503);
+            String health = get(base + "/health").body();
+            assertThat(health).contains("\"status\":\"failing\"").contains("no-such-topic")
+                    .contains("\"ingest.ghost\":{\"healthy\":false");
+            String metrics = get(base + "/metrics").body();
+            assertThat(metrics)
+                    .contains("sluice_ingest_guarantee{pipeline=\"good\",guarantee=\"exactly-once-idempotent-insert\"} 1")
+                    .contains("sluice_ingest_guarantee{pipeline=\"plain\",guarantee=\"at-least-once\"} 1")
+                    .contains("sluice_ingest_state{pipeline=\"ghost\",state=\"failed\"} 1")
+                    .contains("sluice_ingest_state{pipeline=\"good\",state=\"running\"} 1");
+        }
+    }
 }

@@ -345,6 +345,7 @@ public final class LocalBroker implements Broker, LocalProducer.Rings, LocalCons
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        groups.close();
         topics.values().forEach(Topic::close);
         releaseLock();
         LOG.info("broker closed ({})", config.dataDir());

@@ -7,11 +7,11 @@ import io.sluice.core.TopicDescription;
 import io.sluice.core.TopicPartition;
 import io.sluice.core.internal.bus.PartitionRing;
 import io.sluice.core.internal.client.LocalProducer;
+import io.sluice.core.internal.journal.DurableFiles;
 import io.sluice.core.internal.journal.PartitionJournal;
 
 import java.io.IOException;
 import java.io.Reader;
-import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -64,11 +64,10 @@ final class Topic implements AutoCloseable {
             p.setProperty("retention.ms", Long.toString(config.retentionMillis()));
             p.setProperty("retention.bytes", Long.toString(config.retentionBytes()));
             p.setProperty("journaled", Boolean.toString(config.journaled()));
-            Path tmp = dir.resolve(CONFIG_FILE + ".tmp");
-            try (Writer w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
-                p.store(w, "Sluice topic");
-            }
-            Files.move(tmp, dir.resolve(CONFIG_FILE), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            java.io.StringWriter w = new java.io.StringWriter();
+            p.store(w, "Sluice topic");
+            DurableFiles.replace(dir.resolve(CONFIG_FILE), w.toString().getBytes(StandardCharsets.UTF_8));
+            DurableFiles.fsyncDirectory(dir.toAbsolutePath().getParent()); // the topic's directory entry itself
         } catch (IOException e) {
             throw new SluiceException.JournalException("cannot write topic config in " + dir + ": " + e, e);
         }

@@ -15,7 +15,9 @@ import java.util.regex.Pattern;
  * {@code GET /metrics}. Each component registers a supplier of name → value once; the supplier is called on every
  * scrape, from an HTTP I/O thread, so it must be cheap, thread-safe and non-blocking (read volatile counters).
  * Names are exposed as {@code sluice_<component>_<name>}, with characters outside {@code [A-Za-z0-9_]} replaced
- * by {@code _}. Thread-safe.
+ * by {@code _}. A name may end with Prometheus labels, {@code state{pipeline="orders",state="running"}}: they are
+ * kept as given when well formed (names {@code [a-zA-Z_][a-zA-Z0-9_]*}, values without {@code "}, {@code \} or
+ * newlines), otherwise the sample is dropped. Thread-safe.
  *
  * <pre>{@code
  * GaugeRegistry gauges = new GaugeRegistry();
@@ -27,6 +29,8 @@ public final class GaugeRegistry implements Supplier<Map<String, Number>> {
     private static final Logger LOG = LoggerFactory.getLogger(GaugeRegistry.class);
     private static final Pattern INVALID = Pattern.compile("[^A-Za-z0-9_]");
     private static final Pattern COMPONENT = Pattern.compile("[a-z][a-z0-9_]{0,63}");
+    private static final Pattern LABELS = Pattern.compile(
+            "\\{[a-zA-Z_][a-zA-Z0-9_]*=\"[^\"\\\\\\n]*\"(,[a-zA-Z_][a-zA-Z0-9_]*=\"[^\"\\\\\\n]*\")*}");
 
     private final Map<String, Supplier<? extends Map<String, ? extends Number>>> sources = new ConcurrentHashMap<>();
 
@@ -60,7 +64,12 @@ public final class GaugeRegistry implements Supplier<Map<String, Number>> {
             if (values != null) {
                 values.forEach((name, value) -> {
                     if (name != null && value != null) {
-                        out.put("sluice_" + component + "_" + INVALID.matcher(name).replaceAll("_"), value);
+                        int brace = name.indexOf('{');
+                        String base = brace < 0 ? name : name.substring(0, brace);
+                        String labels = brace < 0 ? "" : name.substring(brace);
+                        if (labels.isEmpty() || LABELS.matcher(labels).matches()) {
+                            out.put("sluice_" + component + "_" + INVALID.matcher(base).replaceAll("_") + labels, value);
+                        }
                     }
                 });
             }

@@ -38,11 +38,19 @@ import java.util.Objects;
  * @param ioThreads            Netty event-loop threads serving connections
  * @param tls                  TLS settings, or null for plaintext HTTP
  * @param auth                 shared-token authentication, or null for none; {@code /health} is always open
+ * @param maxUnauthenticatedConnections with {@code auth}: connections open that have not yet sent a request with a
+ *                             valid token; further ones get {@code 503} and are closed. The token is checked on a
+ *                             request's headers before its body is read, so such a connection holds at most one
+ *                             request head ({@link #MAX_HEADER_BYTES}) plus one socket read
+ * @param headerTimeoutMillis  a request's line and headers must arrive within this long of its first byte
+ *                             ({@code 408} and close); with {@code auth}, a connection that has not authenticated is
+ *                             also closed after this long without a request (instead of {@code idleTimeoutMillis})
  */
 public record HttpApiConfig(String bindAddress, int port, int maxBodyBytes, int maxLineBytes, int maxJsonDepth,
                                int maxConnections, int maxPipelinedRequests, long idleTimeoutMillis,
                                long requestTimeoutMillis, long maxBlockMillis, long ackTimeoutMillis, int ioThreads,
-                               TlsConfig tls, TokenAuthenticator auth) {
+                               TlsConfig tls, TokenAuthenticator auth, int maxUnauthenticatedConnections,
+                               long headerTimeoutMillis) {
 
     public static final String PORT = "http.port";
     public static final String MAX_BODY_BYTES = "http.max.body.bytes";
@@ -57,6 +65,14 @@ public record HttpApiConfig(String bindAddress, int port, int maxBodyBytes, int 
     public static final String IO_THREADS = "http.io.threads";
     public static final String TLS_CERT_FILE = "http.tls.cert.file";
     public static final String TLS_KEY_FILE = "http.tls.key.file";
+    public static final String MAX_UNAUTHENTICATED_CONNECTIONS = "http.max.unauthenticated.connections";
+    public static final String HEADER_TIMEOUT_MS = "http.header.timeout.ms";
+
+    /** Largest request line plus headers the HTTP codec buffers (the token is checked on them, before any body). */
+    public static final int DEFAULT_MAX_HEADER_BYTES = 8192;
+    /** The HTTP codec's limits: request line and all headers; longer ones get 414 / 431 and the connection closes. */
+    public static final int MAX_INITIAL_LINE_BYTES = 4096;
+    public static final int MAX_HEADER_BYTES = DEFAULT_MAX_HEADER_BYTES;
 
     /** Upper bound of {@code maxBodyBytes}: the body is held in memory while it is validated. */
     public static final int MAX_BODY_BYTES_LIMIT = 256 << 20;
@@ -91,7 +107,12 @@ public record HttpApiConfig(String bindAddress, int port, int maxBodyBytes, int 
                     Validator.between(1, 256), Importance.LOW, "Netty event-loop threads serving HTTP connections")
             .define(TLS_CERT_FILE, Type.STRING, null, Importance.MEDIUM,
                     "PEM certificate chain: HTTPS on the HTTP port (with http.tls.key.file)")
-            .define(TLS_KEY_FILE, Type.STRING, null, Importance.MEDIUM, "PEM PKCS#8 private key of http.tls.cert.file");
+            .define(TLS_KEY_FILE, Type.STRING, null, Importance.MEDIUM, "PEM PKCS#8 private key of http.tls.cert.file")
+            .define(MAX_UNAUTHENTICATED_CONNECTIONS, Type.INT, 128, Validator.atLeast(1), Importance.MEDIUM,
+                    "with a token: connections that have not yet sent a request with a valid token; further ones get 503 and are closed")
+            .define(HEADER_TIMEOUT_MS, Type.LONG, 10_000L, Validator.atLeast(1), Importance.LOW,
+                    "a request's line and headers must arrive within this long of its first byte (408 and close); with a "
+                            + "token, an unauthenticated connection is also closed after this long without a request");
 
     public static final String DEFAULT_BIND_ADDRESS = BrokerServerConfig.DEFAULT_BIND_ADDRESS;
     public static final int DEFAULT_PORT = DEFINITION.defaultInt(PORT);
@@ -104,6 +125,8 @@ public record HttpApiConfig(String bindAddress, int port, int maxBodyBytes, int 
     public static final long DEFAULT_REQUEST_TIMEOUT_MILLIS = DEFINITION.defaultLong(REQUEST_TIMEOUT_MS);
     public static final long DEFAULT_MAX_BLOCK_MILLIS = DEFINITION.defaultLong(MAX_BLOCK_MS);
     public static final long DEFAULT_ACK_TIMEOUT_MILLIS = DEFINITION.defaultLong(ACK_TIMEOUT_MS);
+    public static final int DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS = DEFINITION.defaultInt(MAX_UNAUTHENTICATED_CONNECTIONS);
+    public static final long DEFAULT_HEADER_TIMEOUT_MILLIS = DEFINITION.defaultLong(HEADER_TIMEOUT_MS);
 
     public static final HttpApiConfig DEFAULT = builder().build();
 
@@ -126,6 +149,8 @@ public record HttpApiConfig(String bindAddress, int port, int maxBodyBytes, int 
         DEFINITION.check(MAX_BLOCK_MS, MAX_BLOCK_MS, maxBlockMillis);
         DEFINITION.check(ACK_TIMEOUT_MS, ACK_TIMEOUT_MS, ackTimeoutMillis);
         DEFINITION.check(IO_THREADS, IO_THREADS, ioThreads);
+        DEFINITION.check(MAX_UNAUTHENTICATED_CONNECTIONS, MAX_UNAUTHENTICATED_CONNECTIONS, maxUnauthenticatedConnections);
+        DEFINITION.check(HEADER_TIMEOUT_MS, HEADER_TIMEOUT_MS, headerTimeoutMillis);
     }
 
     public static Builder builder() {
@@ -163,7 +188,9 @@ public record HttpApiConfig(String bindAddress, int port, int maxBodyBytes, int 
                 .requestTimeoutMillis(settings.getLong(REQUEST_TIMEOUT_MS))
                 .maxBlockMillis(settings.getLong(MAX_BLOCK_MS))
                 .ackTimeoutMillis(settings.getLong(ACK_TIMEOUT_MS))
-                .ioThreads(settings.getInt(IO_THREADS));
+                .ioThreads(settings.getInt(IO_THREADS))
+                .maxUnauthenticatedConnections(settings.getInt(MAX_UNAUTHENTICATED_CONNECTIONS))
+                .headerTimeoutMillis(settings.getLong(HEADER_TIMEOUT_MS));
         String cert = settings.getString(TLS_CERT_FILE);
         String key = settings.getString(TLS_KEY_FILE);
         if (cert != null || key != null) {
@@ -177,7 +204,8 @@ public record HttpApiConfig(String bindAddress, int port, int maxBodyBytes, int 
                 .maxJsonDepth(maxJsonDepth).maxConnections(maxConnections).maxPipelinedRequests(maxPipelinedRequests)
                 .idleTimeoutMillis(idleTimeoutMillis).requestTimeoutMillis(requestTimeoutMillis)
                 .maxBlockMillis(maxBlockMillis).ackTimeoutMillis(ackTimeoutMillis).ioThreads(ioThreads)
-                .tls(tls).auth(auth);
+                .tls(tls).auth(auth).maxUnauthenticatedConnections(maxUnauthenticatedConnections)
+                .headerTimeoutMillis(headerTimeoutMillis);
     }
 
     public static final class Builder {
@@ -195,6 +223,8 @@ public record HttpApiConfig(String bindAddress, int port, int maxBodyBytes, int 
         private int ioThreads = DEFINITION.defaultInt(IO_THREADS);
         private TlsConfig tls;
         private TokenAuthenticator auth;
+        private int maxUnauthenticatedConnections = DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS;
+        private long headerTimeoutMillis = DEFAULT_HEADER_TIMEOUT_MILLIS;
 
         private Builder() {
         }
@@ -215,11 +245,13 @@ public record HttpApiConfig(String bindAddress, int port, int maxBodyBytes, int 
         public Builder tls(TlsConfig v) { this.tls = v; return this; }
         /** Token authentication, or null for none. */
         public Builder auth(TokenAuthenticator v) { this.auth = v; return this; }
+        public Builder maxUnauthenticatedConnections(int v) { this.maxUnauthenticatedConnections = v; return this; }
+        public Builder headerTimeoutMillis(long v) { this.headerTimeoutMillis = v; return this; }
 
         public HttpApiConfig build() {
             return new HttpApiConfig(bindAddress, port, maxBodyBytes, maxLineBytes, maxJsonDepth, maxConnections,
                     maxPipelinedRequests, idleTimeoutMillis, requestTimeoutMillis, maxBlockMillis, ackTimeoutMillis,
-                    ioThreads, tls, auth);
+                    ioThreads, tls, auth, maxUnauthenticatedConnections, headerTimeoutMillis);
         }
     }
 }

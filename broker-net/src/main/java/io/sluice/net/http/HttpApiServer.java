@@ -24,6 +24,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.sluice.core.Broker;
 import io.sluice.core.SluiceException;
+import io.sluice.net.http.internal.AuthGate;
 import io.sluice.net.http.internal.BodyAggregator;
 import io.sluice.net.http.internal.ConnectionGuard;
 import io.sluice.net.http.internal.HttpApi;
@@ -82,11 +83,20 @@ public final class HttpApiServer implements AutoCloseable {
      *                    or null. Called on every scrape from an I/O thread: it must be cheap and non-blocking
      */
     public HttpApiServer(HttpApiConfig config, Broker broker, Supplier<? extends Map<String, ? extends Number>> extraGauges) {
+        this(config, broker, extraGauges, null);
+    }
+
+    /**
+     * @param health health of other components (a {@link HealthRegistry}), or null: {@code GET /health} answers 503
+     *               with their reasons when any is unhealthy. Called from an I/O thread: cheap and non-blocking
+     */
+    public HttpApiServer(HttpApiConfig config, Broker broker, Supplier<? extends Map<String, ? extends Number>> extraGauges,
+                            Supplier<Map<String, HealthRegistry.Health>> health) {
         this.config = Objects.requireNonNull(config, "config");
         Objects.requireNonNull(broker, "broker");
         SslContext ssl = config.tls() == null ? null : config.tls().newServerContext();
         BindCheck.warnIfExposedWithoutAuth("HTTP", config.bindAddress(), config.auth() != null);
-        this.api = new HttpApi(broker, config, metrics, extraGauges);
+        this.api = new HttpApi(broker, config, metrics, extraGauges, health);
 
         boolean epoll = Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
@@ -109,9 +119,13 @@ public final class HttpApiServer implements AutoCloseable {
                                 p.addLast("tls", ssl.newHandler(ch.alloc()));
                             }
                             ConnectionGuard guard = new ConnectionGuard(metrics, config.maxConnections(),
-                                    config.idleTimeoutMillis(), config.requestTimeoutMillis());
+                                    config.idleTimeoutMillis(), config.requestTimeoutMillis(), config.headerTimeoutMillis(),
+                                    config.auth() == null ? 0 : config.maxUnauthenticatedConnections());
                             p.addLast("guard", guard);
-                            p.addLast("codec", new HttpServerCodec());
+                            p.addLast("codec", new HttpServerCodec(HttpApiConfig.MAX_INITIAL_LINE_BYTES,
+                                    HttpApiConfig.MAX_HEADER_BYTES, 8192));
+                            // the token is checked on the headers, before anything below reads, inflates or holds a body
+                            p.addLast("auth", new AuthGate(config.auth(), guard));
                             // gzip/deflate bodies; one decompressed buffer never exceeds the body limit (bomb-safe)
                             p.addLast("inflate", new HttpContentDecompressor(config.maxBodyBytes()));
                             p.addLast("aggregator", new BodyAggregator(config.maxBodyBytes(), metrics));

@@ -39,7 +39,8 @@ import java.util.concurrent.TimeUnit;
  * }</pre>
  *
  * <p>Threads: a boss thread {@code sluice-broker-accept}, {@code ioThreads} event loops {@code sluice-broker-io-*}
- * (each connection lives on one) and one {@code sluice-broker-admin} thread for calls that touch files.
+ * (each connection lives on one), one {@code sluice-broker-admin} thread for topic administration and one
+ * {@code sluice-broker-groups} thread for group calls and offset commits (so heartbeats never wait for a topic creation).
  *
  * <p>{@link #close()} stops accepting, lets every connection answer what it already received (cutting long-poll
  * fetches short), closes connections, and stops the threads; it does not close the core broker, which belongs to
@@ -53,6 +54,7 @@ public final class BrokerServer implements AutoCloseable {
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup ioGroup;
     private final ExecutorService admin;
+    private final ExecutorService groups;
     private final ChannelGroup channels = new DefaultChannelGroup("sluice-broker-connections", GlobalEventExecutor.INSTANCE);
     private final ServerCounters counters = new ServerCounters();
     private final ServerContext context;
@@ -67,7 +69,12 @@ public final class BrokerServer implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        this.context = new ServerContext(broker, config, counters, channels, admin);
+        this.groups = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "sluice-broker-groups");
+            t.setDaemon(true);
+            return t;
+        });
+        this.context = new ServerContext(broker, config, counters, channels, admin, groups);
         this.bossGroup = transport.newGroup(1, "sluice-broker-accept");
         this.ioGroup = transport.newGroup(config.ioThreads(), "sluice-broker-io");
         ConnectionLimiter limiter = new ConnectionLimiter(context);
@@ -166,9 +173,13 @@ public final class BrokerServer implements AutoCloseable {
         bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         ioGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         admin.shutdown();
+        groups.shutdown();
         try {
             if (!admin.awaitTermination(5, TimeUnit.SECONDS)) {
                 LOG.warn("admin thread did not stop within 5 s");
+            }
+            if (!groups.awaitTermination(5, TimeUnit.SECONDS)) {
+                LOG.warn("groups thread did not stop within 5 s");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

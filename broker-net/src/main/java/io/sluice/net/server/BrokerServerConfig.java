@@ -34,11 +34,22 @@ import io.sluice.net.protocol.Frames;
  * @param authToken                shared secret every connection must present with AUTHENTICATE, or null for none
  *                                 (16-4096 characters without whitespace, as for HTTP). Never logged
  * @param sslContext               server TLS context, or null for plaintext
+ * @param authMaxFrameBytes        with a token: largest frame a connection may send before it authenticated (default
+ *                                 8 KiB, room for a 4096-character token; never more than maxFrameSize); a longer
+ *                                 one closes the connection as
+ *                                 soon as its length field arrives, so an unauthenticated peer never makes the
+ *                                 server buffer more than this (plus one socket read)
+ * @param authTimeoutMillis        with a token: a connection that has not authenticated this long after it opened is
+ *                                 closed (default 10 s)
+ * @param maxUnauthenticatedConnections with a token: connections open and not yet authenticated (default 128); a
+ *                                 further one is closed at once. With {@code authMaxFrameBytes} this bounds what
+ *                                 clients without the token can make the server hold
  */
 public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize, int maxInFlightPerConnection,
                                  int maxConnections, long idleTimeoutMillis, long frameTimeoutMillis, int maxFetchWaitMillis, int maxFetchBytes, int ioThreads,
                                  boolean preferNativeTransport, long shutdownTimeoutMillis, String authToken,
-                                 SslContext sslContext) {
+                                 SslContext sslContext, int authMaxFrameBytes, long authTimeoutMillis,
+                                 int maxUnauthenticatedConnections) {
 
     public static final int MAX_FRAME_SIZE_LIMIT = 256 << 20;
 
@@ -54,6 +65,9 @@ public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize,
     public static final String MAX_FETCH_BYTES = "max.fetch.bytes";
     public static final String PREFER_NATIVE_TRANSPORT = "prefer.native.transport";
     public static final String SHUTDOWN_TIMEOUT_MS = "shutdown.timeout.ms";
+    public static final String AUTH_MAX_FRAME_BYTES = "auth.max.frame.bytes";
+    public static final String AUTH_TIMEOUT_MS = "auth.timeout.ms";
+    public static final String MAX_UNAUTHENTICATED_CONNECTIONS = "max.unauthenticated.connections";
 
     /**
      * The binary listener's settings as the broker's properties file names them; the builder's defaults come from
@@ -84,10 +98,21 @@ public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize,
                             + "connection that stops reading stays within max.inflight.per.connection × max.fetch.bytes")
             .define(PREFER_NATIVE_TRANSPORT, Type.BOOLEAN, true, Importance.LOW, "use epoll when available")
             .define(SHUTDOWN_TIMEOUT_MS, Type.LONG, 10_000L, Validator.atLeast(0), Importance.LOW,
-                    "how long shutdown waits for in-flight requests");
+                    "how long shutdown waits for in-flight requests")
+            .define(AUTH_MAX_FRAME_BYTES, Type.INT, 8192, Validator.atLeast(64), Importance.MEDIUM,
+                    "with a token: largest frame a connection may send before it authenticated (room for a 4096-character "
+                            + "token; never more than max.frame.size); a longer one closes the connection")
+            .define(AUTH_TIMEOUT_MS, Type.LONG, 10_000L, Validator.atLeast(1), Importance.LOW,
+                    "with a token: a connection not authenticated this long after it opened is closed")
+            .define(MAX_UNAUTHENTICATED_CONNECTIONS, Type.INT, 128, Validator.atLeast(1), Importance.MEDIUM,
+                    "with a token: connections open and not yet authenticated; a further one is closed at once");
 
     public static final String DEFAULT_BIND_ADDRESS = DEFINITION.defaultString(BIND);
     public static final int DEFAULT_PORT = DEFINITION.defaultInt(PORT);
+    /** Largest frame a connection may send before it authenticated (room for a 4096-character token). */
+    public static final int DEFAULT_AUTH_MAX_FRAME_BYTES = DEFINITION.defaultInt(AUTH_MAX_FRAME_BYTES);
+    public static final long DEFAULT_AUTH_TIMEOUT_MILLIS = DEFINITION.defaultLong(AUTH_TIMEOUT_MS);
+    public static final int DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS = DEFINITION.defaultInt(MAX_UNAUTHENTICATED_CONNECTIONS);
 
     public BrokerServerConfig {
         if (bindAddress == null || bindAddress.isBlank()) {
@@ -106,6 +131,17 @@ public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize,
         if (authToken != null) {
             io.sluice.net.security.TokenAuthenticator.of(authToken); // 16-4096 characters, no whitespace; never echoed
         }
+        DEFINITION.check(AUTH_MAX_FRAME_BYTES, "authMaxFrameBytes", authMaxFrameBytes);
+        if (authToken != null) {
+            // an AUTHENTICATE frame: 8-byte request header + int16 length + the token's UTF-8 bytes
+            int needed = Frames.REQUEST_HEADER_SIZE + 2 + authToken.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+            if (Math.min(authMaxFrameBytes, maxFrameSize) < needed) {
+                throw InvalidConfigException.of("authMaxFrameBytes", authMaxFrameBytes,
+                        "must be at least " + needed + " bytes to carry the configured token in an AUTHENTICATE frame");
+            }
+        }
+        DEFINITION.check(AUTH_TIMEOUT_MS, "authTimeoutMillis", authTimeoutMillis);
+        DEFINITION.check(MAX_UNAUTHENTICATED_CONNECTIONS, "maxUnauthenticatedConnections", maxUnauthenticatedConnections);
     }
 
     public static Builder builder() {
@@ -126,7 +162,15 @@ public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize,
                 .maxFetchWaitMillis(settings.getInt(MAX_FETCH_WAIT_MS))
                 .maxFetchBytes(settings.getInt(MAX_FETCH_BYTES))
                 .preferNativeTransport(settings.getBoolean(PREFER_NATIVE_TRANSPORT))
-                .shutdownTimeoutMillis(settings.getLong(SHUTDOWN_TIMEOUT_MS));
+                .shutdownTimeoutMillis(settings.getLong(SHUTDOWN_TIMEOUT_MS))
+                .authMaxFrameBytes(settings.getInt(AUTH_MAX_FRAME_BYTES))
+                .authTimeoutMillis(settings.getLong(AUTH_TIMEOUT_MS))
+                .maxUnauthenticatedConnections(settings.getInt(MAX_UNAUTHENTICATED_CONNECTIONS));
+    }
+
+    /** The frame limit before authentication: {@code min(authMaxFrameBytes, maxFrameSize)}. */
+    public int preAuthFrameLimit() {
+        return Math.min(authMaxFrameBytes, maxFrameSize);
     }
 
     /** Never prints the token. */
@@ -135,7 +179,9 @@ public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize,
         return "BrokerServerConfig[bind=" + bindAddress + ":" + port + ", maxFrameSize=" + maxFrameSize
                 + ", maxInFlightPerConnection=" + maxInFlightPerConnection + ", maxConnections=" + maxConnections
                 + ", idleTimeoutMillis=" + idleTimeoutMillis + ", ioThreads=" + ioThreads
-                + ", auth=" + (authToken != null ? "token" : "off") + ", tls=" + (sslContext != null) + "]";
+                + ", auth=" + (authToken != null ? "token (authMaxFrameBytes=" + authMaxFrameBytes + ", authTimeoutMillis="
+                + authTimeoutMillis + ", maxUnauthenticatedConnections=" + maxUnauthenticatedConnections + ")" : "off")
+                + ", tls=" + (sslContext != null) + "]";
     }
 
     public static final class Builder {
@@ -153,6 +199,9 @@ public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize,
         private long shutdownTimeoutMillis = DEFINITION.defaultLong(SHUTDOWN_TIMEOUT_MS);
         private String authToken;
         private SslContext sslContext;
+        private int authMaxFrameBytes = DEFAULT_AUTH_MAX_FRAME_BYTES;
+        private long authTimeoutMillis = DEFAULT_AUTH_TIMEOUT_MILLIS;
+        private int maxUnauthenticatedConnections = DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS;
 
         private Builder() {
         }
@@ -171,11 +220,14 @@ public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize,
         public Builder shutdownTimeoutMillis(long v) { this.shutdownTimeoutMillis = v; return this; }
         public Builder authToken(String v) { this.authToken = v; return this; }
         public Builder sslContext(SslContext v) { this.sslContext = v; return this; }
+        public Builder authMaxFrameBytes(int v) { this.authMaxFrameBytes = v; return this; }
+        public Builder authTimeoutMillis(long v) { this.authTimeoutMillis = v; return this; }
+        public Builder maxUnauthenticatedConnections(int v) { this.maxUnauthenticatedConnections = v; return this; }
 
         public BrokerServerConfig build() {
             return new BrokerServerConfig(bindAddress, port, maxFrameSize, maxInFlightPerConnection, maxConnections,
                     idleTimeoutMillis, frameTimeoutMillis, maxFetchWaitMillis, maxFetchBytes, ioThreads, preferNativeTransport, shutdownTimeoutMillis,
-                    authToken, sslContext);
+                    authToken, sslContext, authMaxFrameBytes, authTimeoutMillis, maxUnauthenticatedConnections);
         }
     }
 }

@@ -13,6 +13,7 @@ import io.sluice.core.SluiceException;
 import io.sluice.core.TopicConfig;
 import io.sluice.core.TopicDescription;
 import io.sluice.core.TopicPartition;
+import io.sluice.testkit.Await;
 import io.sluice.net.testing.TestBroker;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -297,6 +298,54 @@ class ClientServerTest {
         ClientConfig right = ClientConfig.builder(broker.bootstrap()).authToken("correct-horse-battery").build();
         try (RemoteProducer p = new RemoteProducer(RemoteProducerConfig.builder(right).build())) {
             assertThat(p.send(ProducerRecord.of("sec", null, "ok")).get().offset()).isZero();
+        }
+    }
+
+    @Test
+    void beforeAuthenticatingConnectionsAreBoundedDeadlinedAndHeldToSmallFramesOverRealSockets() throws Exception {
+        broker.close();
+        broker = TestBroker.start(dir.resolve("preauth"), b -> b, s -> s.authToken("correct-horse-battery")
+                .authTimeoutMillis(500).maxUnauthenticatedConnections(2).authMaxFrameBytes(1024).ioThreads(1));
+        broker.broker.createTopic(TopicConfig.of("sec", 1));
+        int port = broker.server().port();
+        try (java.net.Socket silent = rawConnect(port); java.net.Socket oversized = rawConnect(port)) {
+            Await.until("two unauthenticated connections counted", Duration.ofSeconds(10),
+                    () -> broker.server().stats().unauthenticatedConnections() == 2);
+            try (java.net.Socket third = rawConnect(port)) {
+                assertThat(closedByServer(third)).as("over maxUnauthenticatedConnections").isTrue();
+            }
+            // a frame of 1 MiB announced before authenticating: closed from its length field
+            oversized.getOutputStream().write(new byte[] {0, 0x10, 0, 0, 0, 3, 0, 0, 0, 0, 0, 1});
+            assertThat(closedByServer(oversized)).isTrue();
+            // the silent one is closed at the auth deadline
+            assertThat(closedByServer(silent)).isTrue();
+        }
+        Await.until("unauthenticated connections released", Duration.ofSeconds(10),
+                () -> broker.server().stats().unauthenticatedConnections() == 0);
+        assertThat(broker.server().stats().unauthenticatedRefused()).isEqualTo(1);
+        assertThat(broker.server().stats().unauthenticatedCloses()).isEqualTo(2);
+        // a client with the token: served, and its frames may be as large as maxFrameSize
+        ClientConfig right = ClientConfig.builder(broker.bootstrap()).authToken("correct-horse-battery").build();
+        try (RemoteProducer p = new RemoteProducer(RemoteProducerConfig.builder(right).build())) {
+            assertThat(p.send(ProducerRecord.of("sec", null, "x".repeat(64 << 10))).get().offset()).isZero();
+        }
+    }
+
+    private static java.net.Socket rawConnect(int port) throws java.io.IOException {
+        java.net.Socket s = new java.net.Socket();
+        s.connect(new java.net.InetSocketAddress("127.0.0.1", port), 10_000);
+        s.setSoTimeout(30_000);
+        return s;
+    }
+
+    /** True once the server closed the socket (end of stream or reset) within the socket's read timeout. */
+    private static boolean closedByServer(java.net.Socket s) {
+        try {
+            return s.getInputStream().read() == -1;
+        } catch (java.net.SocketTimeoutException e) {
+            return false;
+        } catch (java.io.IOException reset) {
+            return true;
         }
     }
 

@@ -90,6 +90,17 @@ class HttpApiServerLifecycleTest {
         bad.setProperty("http.max.connections", "lots");
         assertThatThrownBy(() -> HttpApiConfig.fromProperties(bad))
                 .isInstanceOf(InvalidConfigException.class).hasMessageContaining("http.max.connections").hasMessageContaining("lots");
+        assertThatThrownBy(() -> HttpApiConfig.builder().maxUnauthenticatedConnections(0).build())
+                .isInstanceOf(InvalidConfigException.class).hasMessageContaining("http.max.unauthenticated.connections");
+        assertThatThrownBy(() -> HttpApiConfig.builder().headerTimeoutMillis(0).build())
+                .isInstanceOf(InvalidConfigException.class).hasMessageContaining("http.header.timeout.ms");
+        java.util.Properties unauth = new java.util.Properties();
+        unauth.setProperty("http.max.unauthenticated.connections", "7");
+        unauth.setProperty("http.header.timeout.ms", "1500");
+        HttpApiConfig fromFile = HttpApiConfig.fromProperties(unauth).build();
+        assertThat(fromFile.maxUnauthenticatedConnections()).isEqualTo(7);
+        assertThat(fromFile.headerTimeoutMillis()).isEqualTo(1500);
+        assertThat(fromFile.toBuilder().build()).isEqualTo(fromFile);
         assertThat(HttpApiConfig.DEFAULT.bindAddress()).isEqualTo("127.0.0.1");
         assertThat(HttpApiConfig.DEFAULT.port()).isEqualTo(8080);
     }

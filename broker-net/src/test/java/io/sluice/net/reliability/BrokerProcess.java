@@ -63,7 +63,17 @@ final class BrokerProcess implements AutoCloseable {
      */
     static BrokerProcess start(Class<?> mainClass, Path stderrFile, String maxHeap, java.util.Map<String, String> env,
                                String... args) throws IOException {
-        List<String> cmd = io.sluice.testkit.ChildJvm.command(maxHeap, mainClass, args);
+        return start(mainClass, stderrFile, maxHeap, List.of(), env, args);
+    }
+
+    /**
+     * As {@link #start(Class, Path, String, java.util.Map, String...)} with extra JVM options (placed right after
+     * {@code -Xmx}), for example {@code -Xms256m -XX:+AlwaysPreTouch} to make the heap resident up front.
+     */
+    static BrokerProcess start(Class<?> mainClass, Path stderrFile, String maxHeap, List<String> jvmOptions,
+                               java.util.Map<String, String> env, String... args) throws IOException {
+        List<String> cmd = new java.util.ArrayList<>(io.sluice.testkit.ChildJvm.command(maxHeap, mainClass, args));
+        cmd.addAll(2, jvmOptions);
         Files.createDirectories(stderrFile.getParent());
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.appendTo(stderrFile.toFile()));
         pb.environment().remove("SLUICE_AUTH_TOKEN");

@@ -63,13 +63,26 @@ class RequestHandlerTest {
         return new EmbeddedChannel(FrameDecoder.forRequests(config.maxFrameSize()), new RequestHandler(context));
     }
 
+    private EmbeddedChannel channel(ServerContext context, io.netty.util.concurrent.Ticker ticker) {
+        return EmbeddedChannel.builder().ticker(ticker)
+                .handlers(FrameDecoder.forRequests(context.config().maxFrameSize()), new RequestHandler(context)).build();
+    }
+
+    private ServerContext context(Broker broker, BrokerServerConfig config, ServerCounters counters) {
+        return new ServerContext(broker, config, counters, new DefaultChannelGroup(GlobalEventExecutor.INSTANCE), Runnable::run);
+    }
+
     private EmbeddedChannel channel() {
         return channel(BrokerServerConfig.builder().maxFrameSize(4096).build());
     }
 
     private static ByteBuf request(ApiKey api, int correlationId, Consumer<ByteBuf> body) {
+        return request(api, api.minVersion, correlationId, body);
+    }
+
+    private static ByteBuf request(ApiKey api, short version, int correlationId, Consumer<ByteBuf> body) {
         ByteBuf b = Unpooled.buffer();
-        int start = Frames.startRequest(b, api, (short) 0, correlationId);
+        int start = Frames.startRequest(b, api, version, correlationId);
         body.accept(b);
         Frames.finish(b, start);
         return b;
@@ -114,6 +127,41 @@ class RequestHandlerTest {
             records.add(new ProducerRecord(topic, partition, null, v.getBytes(StandardCharsets.UTF_8), List.of(), 1L));
         }
         return new Produce.Request(Acks.MEMORY, topic, partition, records)::encode;
+    }
+
+    @Test
+    void unfencedVersion0GroupCallsAreRefused() {
+        EmbeddedChannel ch = channel();
+        ch.writeInbound(Unpooled.wrappedBuffer(
+                request(ApiKey.OFFSET_COMMIT, (short) 0, 1, b -> { Wire.writeString(b, "g"); b.writeInt(0); }),
+                request(ApiKey.HEARTBEAT, (short) 0, 2, new io.sluice.net.protocol.Groups.MemberRequest("g", "m")::encode),
+                request(ApiKey.OFFSET_COMMIT, (short) 1, 3, new io.sluice.net.protocol.OffsetCommit.Request("g", "nobody", 1,
+                        java.util.Map.of(new TopicPartition("t", 0), 5L))::encode)));
+        List<Response> r = responses(ch);
+        assertThat(r).extracting(Response::code).containsExactly(Code.UNSUPPORTED_VERSION, Code.UNSUPPORTED_VERSION, Code.UNKNOWN_MEMBER);
+        assertThat(broker.groups().committed("g", new TopicPartition("t", 0))).isEmpty();
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void heartbeatsDoNotWaitBehindATopicCreation() {
+        // the admin thread is stuck (a slow topic creation); group calls run on their own thread
+        java.util.ArrayDeque<Runnable> stuckAdmin = new java.util.ArrayDeque<>();
+        BrokerServerConfig config = BrokerServerConfig.builder().maxFrameSize(4096).build();
+        ServerContext context = new ServerContext(broker, config, new ServerCounters(),
+                new DefaultChannelGroup(GlobalEventExecutor.INSTANCE), stuckAdmin::add, Runnable::run);
+        EmbeddedChannel admin = new EmbeddedChannel(FrameDecoder.forRequests(4096), new RequestHandler(context));
+        EmbeddedChannel member = new EmbeddedChannel(FrameDecoder.forRequests(4096), new RequestHandler(context));
+        admin.writeInbound(request(ApiKey.CREATE_TOPIC, 1, new CreateTopic.Request(TopicConfig.of("slow", 1), false)::encode));
+        member.writeInbound(request(ApiKey.JOIN_GROUP, 2, new io.sluice.net.protocol.Groups.JoinRequest("g", "t", null, -1, "c", 10_000)::encode));
+        assertThat(responses(admin)).isEmpty();
+        List<Response> joined = responses(member);
+        assertThat(joined).extracting(Response::code).containsExactly(Code.NONE);
+        assertThat(io.sluice.net.protocol.Groups.readMembership(joined.get(0).body(), "g").generation()).isEqualTo(1);
+        stuckAdmin.forEach(Runnable::run);
+        assertThat(responses(admin)).extracting(Response::code).containsExactly(Code.NONE);
+        admin.finishAndReleaseAll();
+        member.finishAndReleaseAll();
     }
 
     @Test
@@ -241,9 +289,19 @@ class RequestHandlerTest {
         ch.writeInbound(request(ApiKey.API_VERSIONS, 1, b -> { }), request(ApiKey.PRODUCE, 2, produceBody("t", 0, "x")),
                 request(ApiKey.AUTHENTICATE, 3, new Authenticate.Request("s3cret-token-value")::encode),
                 request(ApiKey.PRODUCE, 4, produceBody("t", 0, "y")));
-        assertThat(responses(ch)).extracting(Response::code)
-                .containsExactly(Code.NONE, Code.AUTHENTICATION_FAILED, Code.NONE, Code.NONE);
+        // anything but API_VERSIONS / AUTHENTICATE before authenticating is answered, then the connection is closed
+        assertThat(responses(ch)).extracting(Response::code).containsExactly(Code.NONE, Code.AUTHENTICATION_FAILED);
+        ch.runPendingTasks();
+        assertThat(ch.isActive()).isFalse();
         ch.finishAndReleaseAll();
+
+        EmbeddedChannel ok = channel(config);
+        ok.writeInbound(request(ApiKey.API_VERSIONS, 1, b -> { }),
+                request(ApiKey.AUTHENTICATE, 2, new Authenticate.Request("s3cret-token-value")::encode),
+                request(ApiKey.PRODUCE, 3, produceBody("t", 0, "y")));
+        assertThat(responses(ok)).extracting(Response::code).containsExactly(Code.NONE, Code.NONE, Code.NONE);
+        assertThat(ok.isActive()).isTrue();
+        ok.finishAndReleaseAll();
 
         EmbeddedChannel wrong = channel(config);
         wrong.writeInbound(request(ApiKey.AUTHENTICATE, 1, new Authenticate.Request("guess")::encode),
@@ -292,6 +350,183 @@ class RequestHandlerTest {
         assertThat(r).hasSize(n + 1);
         assertThat(r.get(n).correlationId()).isEqualTo(n - 1);
         assertThat(r).extracting(Response::code).containsOnly(Code.NONE);
+        ch.finishAndReleaseAll();
+    }
+
+    // ---------------------------------------------------------------- before authentication (issue 11)
+
+    private static final String TOKEN = "s3cret-token-value";
+
+    private static BrokerServerConfig.Builder withToken() {
+        return BrokerServerConfig.builder().maxFrameSize(1 << 20).authToken(TOKEN).authMaxFrameBytes(256)
+                .authTimeoutMillis(5_000).maxUnauthenticatedConnections(2);
+    }
+
+    /** Only a frame header: the length field announcing {@code length} bytes, and the fixed request header. */
+    private static ByteBuf frameHeader(int length, ApiKey api) {
+        ByteBuf b = Unpooled.buffer(12);
+        b.writeInt(length).writeShort(api.id).writeShort(0).writeInt(1);
+        return b;
+    }
+
+    @Test
+    void beforeAuthenticatingAFrameOverAuthMaxFrameBytesClosesTheConnectionFromItsLengthFieldAlone() {
+        ServerCounters counters = new ServerCounters();
+        ServerContext context = context(broker, withToken().build(), counters);
+        EmbeddedChannel ch = channel(context, io.netty.util.concurrent.Ticker.newMockTicker());
+        ch.writeInbound(frameHeader(1 << 20, ApiKey.PRODUCE)); // 1 MiB announced: allowed after authentication only
+        ch.runPendingTasks();
+        assertThat(ch.isActive()).isFalse();
+        assertThat(counters.snapshot().unauthenticatedCloses()).isEqualTo(1);
+        assertThat(counters.snapshot().unauthenticatedConnections()).isZero();
+        ch.finishAndReleaseAll();
+
+        // the same frame after authenticating is fine: the limit is lifted to maxFrameSize
+        EmbeddedChannel authed = channel(context, io.netty.util.concurrent.Ticker.newMockTicker());
+        String big = "v".repeat(4096);
+        authed.writeInbound(request(ApiKey.AUTHENTICATE, 1, new Authenticate.Request(TOKEN)::encode),
+                request(ApiKey.PRODUCE, 2, produceBody("t", 0, big)));
+        assertThat(responses(authed)).extracting(Response::code).containsExactly(Code.NONE, Code.NONE);
+        assertThat(counters.snapshot().unauthenticatedConnections()).isZero();
+        authed.finishAndReleaseAll();
+    }
+
+    @Test
+    void aConnectionThatDoesNotAuthenticateWithinAuthTimeoutIsClosedAndOneThatDidIsNot() {
+        ServerCounters counters = new ServerCounters();
+        ServerContext context = context(broker, withToken().maxUnauthenticatedConnections(3).build(), counters);
+        io.netty.util.concurrent.MockTicker ticker = io.netty.util.concurrent.Ticker.newMockTicker();
+        EmbeddedChannel silent = channel(context, ticker);
+        EmbeddedChannel versionsOnly = channel(context, ticker);
+        EmbeddedChannel authed = channel(context, ticker);
+        versionsOnly.writeInbound(request(ApiKey.API_VERSIONS, 1, b -> { }));
+        authed.writeInbound(request(ApiKey.AUTHENTICATE, 1, new Authenticate.Request(TOKEN)::encode));
+        assertThat(responses(authed)).extracting(Response::code).containsExactly(Code.NONE);
+        assertThat(counters.snapshot().unauthenticatedConnections()).isEqualTo(2);
+
+        ticker.advance(4_999, java.util.concurrent.TimeUnit.MILLISECONDS);
+        for (EmbeddedChannel ch : List.of(silent, versionsOnly, authed)) {
+            ch.runScheduledPendingTasks();
+            assertThat(ch.isActive()).isTrue();
+        }
+        ticker.advance(1, java.util.concurrent.TimeUnit.MILLISECONDS);
+        for (EmbeddedChannel ch : List.of(silent, versionsOnly, authed)) {
+            ch.runScheduledPendingTasks();
+        }
+        assertThat(silent.isActive()).isFalse();
+        assertThat(versionsOnly.isActive()).isFalse();
+        assertThat(authed.isActive()).isTrue();
+        assertThat(counters.snapshot().unauthenticatedCloses()).isEqualTo(2);
+        assertThat(counters.snapshot().unauthenticatedConnections()).isZero();
+        for (EmbeddedChannel ch : List.of(silent, versionsOnly, authed)) {
+            ch.finishAndReleaseAll();
+        }
+    }
+
+    @Test
+    void connectionsBeyondMaxUnauthenticatedConnectionsAreClosedAtOnceAndAuthenticatingFreesASlot() {
+        ServerCounters counters = new ServerCounters();
+        ServerContext context = context(broker, withToken().build(), counters); // at most 2 unauthenticated
+        io.netty.util.concurrent.MockTicker ticker = io.netty.util.concurrent.Ticker.newMockTicker();
+        EmbeddedChannel first = channel(context, ticker);
+        EmbeddedChannel second = channel(context, ticker);
+        EmbeddedChannel third = channel(context, ticker);
+        assertThat(first.isActive()).isTrue();
+        assertThat(second.isActive()).isTrue();
+        assertThat(third.isActive()).isFalse();
+        assertThat(counters.snapshot().unauthenticatedRefused()).isEqualTo(1);
+
+        first.writeInbound(request(ApiKey.AUTHENTICATE, 1, new Authenticate.Request(TOKEN)::encode));
+        assertThat(responses(first)).extracting(Response::code).containsExactly(Code.NONE);
+        EmbeddedChannel fourth = channel(context, ticker);
+        assertThat(fourth.isActive()).isTrue();
+        second.close();
+        EmbeddedChannel fifth = channel(context, ticker);
+        assertThat(fifth.isActive()).isTrue();
+        assertThat(counters.snapshot().unauthenticatedConnections()).isEqualTo(2);
+        for (EmbeddedChannel ch : List.of(first, second, third, fourth, fifth)) {
+            ch.finishAndReleaseAll();
+        }
+    }
+
+    @Test
+    void beforeAuthenticatingAnUnknownApiKeyClosesTheConnection() {
+        ServerCounters counters = new ServerCounters();
+        EmbeddedChannel ch = channel(context(broker, withToken().build(), counters), io.netty.util.concurrent.Ticker.newMockTicker());
+        ch.writeInbound(request(ApiKey.API_VERSIONS, 1, b -> { }));
+        ByteBuf unknown = Unpooled.buffer();
+        unknown.writeInt(8).writeShort(999).writeShort(0).writeInt(2);
+        ch.writeInbound(unknown);
+        assertThat(responses(ch)).extracting(Response::code).containsExactly(Code.NONE, Code.UNSUPPORTED_VERSION);
+        ch.runPendingTasks();
+        assertThat(ch.isActive()).isFalse();
+        assertThat(counters.snapshot().unauthenticatedCloses()).isEqualTo(1);
+        ch.finishAndReleaseAll();
+    }
+
+    // ---------------------------------------------------------------- produce size check, unexpected failures
+
+    @Test
+    void aRecordOverMaxEventSizeIsRefusedFromItsLengthFieldsBeforeAnyRecordIsDecoded() {
+        int maxEventSize = broker.config().maxEventSize();
+        EmbeddedChannel ch = channel(BrokerServerConfig.builder().maxFrameSize(maxEventSize + (64 << 10)).build());
+        // record 0 is small, record 1 is one byte over maxEventSize, and the bytes after record 1 are not records at all:
+        // only a check on the lengths, before decoding, answers RECORD_TOO_LARGE (decoding would fail on the garbage)
+        byte[] tooLarge = new byte[maxEventSize - 26 + 1];
+        ByteBuf frame = request(ApiKey.PRODUCE, 7, b -> {
+            b.writeByte(Acks.MEMORY.ordinal());
+            Wire.writeString(b, "t");
+            b.writeInt(0);
+            b.writeInt(3);
+            b.writeLong(1L).writeInt(-1).writeInt(1).writeByte('a').writeInt(0);
+            b.writeLong(1L).writeInt(-1).writeInt(tooLarge.length).writeBytes(tooLarge).writeInt(0);
+            b.writeBytes(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff,
+                    (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff,
+                    (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff});
+        });
+        ch.writeInbound(frame, request(ApiKey.PRODUCE, 8, produceBody("t", 0, "after")));
+        List<Response> r = responses(ch);
+        assertThat(r).extracting(Response::code).containsExactly(Code.RECORD_TOO_LARGE, Code.NONE);
+        assertThat(r.get(0).message()).contains("record 1 of " + (maxEventSize + 1) + " bytes exceeds maxEventSize=" + maxEventSize);
+        assertThat(awaitEndOffsets(1, new TopicPartition("t", 0))).as("only the later request was written").isEqualTo(1);
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void anOperationThatFailsUnexpectedlyIsAnsweredUnknownAndTheConnectionServesTheNextRequest() {
+        io.sluice.net.testing.FaultInjectingBroker faulty = new io.sluice.net.testing.FaultInjectingBroker(broker);
+        ServerCounters counters = new ServerCounters();
+        ServerContext context = context(faulty, BrokerServerConfig.builder().maxFrameSize(4096).build(), counters);
+        EmbeddedChannel ch = channel(context, io.netty.util.concurrent.Ticker.newMockTicker());
+        ch.writeInbound(request(ApiKey.PRODUCE, 1, produceBody("t", 0, "a", "b")));
+        assertThat(responses(ch)).extracting(Response::code).containsExactly(Code.NONE);
+        awaitEndOffsets(2, new TopicPartition("t", 0));
+
+        // a fetch whose reader fails with an unexpected runtime exception (event loop)
+        faulty.openReaderFault = () -> new IllegalStateException("injected reader failure");
+        // a topic creation failing with an Error (admin thread)
+        faulty.createTopicFault = () -> new AssertionError("injected creation failure");
+        ch.writeInbound(request(ApiKey.FETCH, 2, new Fetch.Request(0, 1 << 16,
+                        List.of(new Fetch.PartitionRequest(new TopicPartition("t", 0), 0, 1 << 16)))::encode),
+                request(ApiKey.CREATE_TOPIC, 3, new CreateTopic.Request(TopicConfig.of("boom", 1), false)::encode),
+                request(ApiKey.LIST_OFFSETS, 4, b -> { Wire.writeString(b, "t"); b.writeInt(0); }));
+        List<Response> r = responses(ch);
+        assertThat(r).extracting(Response::correlationId).containsExactly(2, 3, 4);
+        assertThat(r).extracting(Response::code).containsExactly(Code.UNKNOWN, Code.UNKNOWN, Code.NONE);
+        assertThat(r.get(0).message()).contains("injected reader failure");
+        assertThat(r.get(1).message()).contains("injected creation failure");
+        assertThat(counters.snapshot().internalErrors()).isEqualTo(2);
+
+        // the faults cleared, the same connection fetches and creates again
+        faulty.openReaderFault = null;
+        faulty.createTopicFault = null;
+        ch.writeInbound(request(ApiKey.FETCH, 5, new Fetch.Request(0, 1 << 16,
+                        List.of(new Fetch.PartitionRequest(new TopicPartition("t", 0), 0, 1 << 16)))::encode),
+                request(ApiKey.CREATE_TOPIC, 6, new CreateTopic.Request(TopicConfig.of("fine", 1), false)::encode));
+        r = responses(ch);
+        assertThat(r).extracting(Response::code).containsExactly(Code.NONE, Code.NONE);
+        assertThat(Fetch.Response.decode(r.get(0).body()).partitions().get(0).records()).hasSize(2);
+        assertThat(ch.isActive()).isTrue();
         ch.finishAndReleaseAll();
     }
 }

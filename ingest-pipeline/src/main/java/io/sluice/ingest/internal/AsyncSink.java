@@ -143,4 +143,9 @@ final class AsyncSink implements EventSink {
         retries.shutdown();
         ctx.close();
     }
+
+    @Override
+    public io.sluice.ingest.Guarantee guarantee() {
+        return io.sluice.ingest.Guarantee.AT_MOST_ONCE;
+    }
 }

@@ -21,6 +21,17 @@ public final class Backoff {
         Thread.sleep(d);
     }
 
+    /** As {@link #pause()}, returning early (in steps of at most 50 ms) once {@code stop} is true. */
+    public void pause(java.util.function.BooleanSupplier stop) throws InterruptedException {
+        long d = nextMs + ThreadLocalRandom.current().nextLong(Math.max(1, nextMs / 4));
+        nextMs = Math.min(maxMs, nextMs * 2);
+        long end = System.nanoTime() + d * 1_000_000L;
+        long left;
+        while (!stop.getAsBoolean() && (left = end - System.nanoTime()) > 0) {
+            Thread.sleep(Math.min(50, Math.max(1, left / 1_000_000L)));
+        }
+    }
+
     public void reset() {
         nextMs = initialMs;
     }

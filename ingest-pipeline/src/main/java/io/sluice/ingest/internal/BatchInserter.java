@@ -74,9 +74,24 @@ public final class BatchInserter {
      */
     public <T> List<Rejected<T>> insert(RowBatch<T> batch, RetryHook<T> hook, Function<T, String> source,
                                         Map<String, String> batchSettings) {
+        return insert(batch, hook, source, batchSettings, null, giveUp);
+    }
+
+    /**
+     * As {@link #insert(RowBatch, RetryHook, Function, Map)}, and:
+     *
+     * @param idempotent when not null, every attempt at a (sub)batch is the statement it returns, sent with the
+     *                   rows as external data ({@link IdempotentInsert}): the server skips rows already present, so
+     *                   a retry, a late copy, a partial landing and the halves of a bisection never double a row
+     * @param abandon    checked before every retry: true stops retrying (the owner no longer wants the batch, or
+     *                   gives up) and throws the last failure
+     */
+    public <T> List<Rejected<T>> insert(RowBatch<T> batch, RetryHook<T> hook, Function<T, String> source,
+                                        Map<String, String> batchSettings,
+                                        Function<RowBatch<T>, IdempotentInsert.Statement> idempotent, BooleanSupplier abandon) {
         List<Rejected<T>> rejected = new ArrayList<>(0);
         List<DeadLetters.Letter> letters = new ArrayList<>(0);
-        insertRange(batch, hook, source, rejected, letters, batchSettings);
+        insertRange(batch, hook, source, rejected, letters, batchSettings, idempotent, abandon);
         if (!letters.isEmpty()) {
             deadLetters.write(letters);
             metrics.deadLettered(letters.size());
@@ -85,14 +100,23 @@ public final class BatchInserter {
     }
 
     private <T> void insertRange(RowBatch<T> batch, RetryHook<T> hook, Function<T, String> source,
-                                 List<Rejected<T>> rejected, List<DeadLetters.Letter> letters, Map<String, String> sendSettings) {
+                                 List<Rejected<T>> rejected, List<DeadLetters.Letter> letters, Map<String, String> sendSettings,
+                                 Function<RowBatch<T>, IdempotentInsert.Statement> idempotent, BooleanSupplier abandon) {
         Backoff backoff = null;
         int attempt = 0;
+        IdempotentInsert.Statement statement = idempotent == null || batch.isEmpty() ? null : idempotent.apply(batch);
         while (!batch.isEmpty()) {
             long start = System.nanoTime();
             try {
-                http.insert(format.insertSql(), sendSettings, batch.array(), 0, batch.bytes());
+                if (statement != null) {
+                    http.insertExternal(statement, sendSettings, batch.array(), 0, batch.bytes());
+                } else {
+                    http.insert(format.insertSql(), sendSettings, batch.array(), 0, batch.bytes());
+                }
                 metrics.inserted(batch.rows(), System.nanoTime() - start);
+                if (attempt > 0) {
+                    metrics.recovered();
+                }
                 return;
             } catch (IngestException e) {
                 if (e.isDataError()) {
@@ -101,17 +125,26 @@ public final class BatchInserter {
                         letters.add(new DeadLetters.Letter(format.rowBytes(batch, 0), e.getMessage(), source.apply(batch.tag(0))));
                         return;
                     }
+                    // Without an idempotent statement this relies on a rejected INSERT of at most
+                    // max_insert_block_size rows having left nothing behind; with one, rows that did land are skipped
                     int mid = batch.rows() / 2;
-                    insertRange(batch.select(0, mid, t -> true), hook, source, rejected, letters, settings);
-                    insertRange(batch.select(mid, batch.rows(), t -> true), hook, source, rejected, letters, settings);
+                    insertRange(batch.select(0, mid, t -> true), hook, source, rejected, letters, settings, idempotent, abandon);
+                    insertRange(batch.select(mid, batch.rows(), t -> true), hook, source, rejected, letters, settings, idempotent, abandon);
                     return;
                 }
-                if (giveUp.getAsBoolean()) {
+                if (abandon.getAsBoolean()) {
                     throw e;
                 }
                 metrics.retried();
+                metrics.failing(e.isSchemaError() ? "schema error (the table no longer matches the rows): " + e.getMessage()
+                        : e.getMessage());
                 if (attempt++ % 20 == 0) {
-                    LOG.warn("INSERT of {} rows failed (attempt {}), retrying with backoff: {}", batch.rows(), attempt, e.getMessage());
+                    if (e.isSchemaError()) {
+                        LOG.error("INSERT of {} rows refused because the table changed (schema drift; not a bad row, nothing"
+                                + " dead-lettered), retrying with backoff until it is fixed: {}", batch.rows(), e.getMessage());
+                    } else {
+                        LOG.warn("INSERT of {} rows failed (attempt {}), retrying with backoff: {}", batch.rows(), attempt, e.getMessage());
+                    }
                 }
                 if (backoff == null) {
                     backoff = new Backoff(retryInitialMs, retryMaxMs);

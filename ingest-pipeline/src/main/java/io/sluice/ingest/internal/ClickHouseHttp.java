@@ -47,8 +47,12 @@ public final class ClickHouseHttp implements AutoCloseable {
     /** Tasks that may wait for the executor before submitters run them themselves. */
     public static final int EXECUTOR_QUEUE = 1024;
 
-    /** ClickHouse error codes that mean "this data is bad" (parse, type, size): retrying the same rows cannot help. */
-    private static final Set<Integer> DATA_ERRORS = Set.of(6, 16, 25, 26, 27, 32, 33, 38, 41, 53, 69, 70, 72, 117, 131, 190, 321, 349);
+    /**
+     * ClickHouse error codes that mean "this data is bad" (parse, type, size): retrying the same rows cannot help.
+     * Not 16 (NO_SUCH_COLUMN_IN_TABLE): that is the table changing under the pipeline (schema drift), which would
+     * dead-letter every row; it is retried with backoff and reported instead ({@link IngestException#isSchemaError()}).
+     */
+    private static final Set<Integer> DATA_ERRORS = Set.of(6, 25, 26, 27, 32, 33, 38, 41, 53, 69, 70, 72, 117, 131, 190, 321, 349);
     private static final Pattern CODE = Pattern.compile("Code: (\\d+)");
 
     private final URI base;
@@ -86,8 +90,9 @@ public final class ClickHouseHttp implements AutoCloseable {
         }
     }
 
+    /** The server's URL without credentials (for messages and logs). */
     public String url() {
-        return base.toString();
+        return io.sluice.ingest.IngestConfig.redact(base.toString());
     }
 
     /** Runs a statement or query and returns the raw body (put {@code FORMAT TabSeparated} in the SQL). */
@@ -114,6 +119,43 @@ public final class ClickHouseHttp implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IngestException("interrupted during [" + insertSql + "]", -1, false, true, e);
+        }
+    }
+
+    /**
+     * Blocking INSERT ... SELECT whose rows travel as the request's external data: a {@code multipart/form-data}
+     * body with one part named {@link IdempotentInsert#EXTERNAL}, read by the server as {@code statement.format()}
+     * with {@code statement.structure()}; the statement runs under {@code statement.queryId()}.
+     *
+     * <pre>
+     *   --B CRLF Content-Disposition: form-data; name="sluice_batch"; filename="sluice_batch" CRLF
+     *   Content-Type: application/octet-stream CRLF CRLF &lt;rows&gt; CRLF --B-- CRLF
+     * </pre>
+     * B is 32 random hex digits: a collision with row bytes is as likely as guessing a random 128-bit number.
+     */
+    public void insertExternal(IdempotentInsert.Statement statement, Map<String, String> settings, byte[] body, int offset, int length) {
+        String boundary = java.util.UUID.randomUUID().toString().replace("-", "");
+        Map<String, String> params = new java.util.LinkedHashMap<>(settings);
+        params.put("query_id", statement.queryId());
+        params.put(IdempotentInsert.EXTERNAL + "_format", statement.format());
+        params.put(IdempotentInsert.EXTERNAL + "_structure", statement.structure());
+        params.put("query", statement.sql());
+        byte[] head = ("--" + boundary + "\r\nContent-Disposition: form-data; name=\"" + IdempotentInsert.EXTERNAL
+                + "\"; filename=\"" + IdempotentInsert.EXTERNAL + "\"\r\nContent-Type: application/octet-stream\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII);
+        byte[] tail = ("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.US_ASCII);
+        HttpRequest req = request(params)
+                .header("Content-Type", "multipart/form-data; boundary=" + boundary)
+                .POST(HttpRequest.BodyPublishers.concat(HttpRequest.BodyPublishers.ofByteArray(head),
+                        HttpRequest.BodyPublishers.ofByteArray(body, offset, length), HttpRequest.BodyPublishers.ofByteArray(tail)))
+                .build();
+        try {
+            check(client.send(req, HttpResponse.BodyHandlers.ofByteArray()), statement.sql());
+        } catch (IOException e) {
+            throw transportError(e, statement.sql());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IngestException("interrupted during [" + abbreviate(statement.sql()) + "]", -1, false, true, e);
         }
     }
 
@@ -162,7 +204,7 @@ public final class ClickHouseHttp implements AutoCloseable {
 
     private IngestException transportError(IOException e, String sql) {
         boolean timedOut = e instanceof HttpTimeoutException;
-        return new IngestException("ClickHouse at " + base + (timedOut ? " timed out" : " unreachable") + " during ["
+        return new IngestException("ClickHouse at " + url() + (timedOut ? " timed out" : " unreachable") + " during ["
                 + abbreviate(sql) + "]: " + e, -1, false, true, e);
     }
 

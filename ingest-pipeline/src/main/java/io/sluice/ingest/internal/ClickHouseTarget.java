@@ -32,12 +32,26 @@ public final class ClickHouseTarget {
     private final String version;
     private final Set<String> settings;
     private final Map<String, String> columns;
+    /** Columns an INSERT may name (not MATERIALIZED nor ALIAS), in table order, with their types. */
+    private final Map<String, String> insertable;
+    private final String engine;
+    private final String engineFull;
 
-    private ClickHouseTarget(String table, String version, Set<String> settings, Map<String, String> columns) {
+    private ClickHouseTarget(String table, String version, Set<String> settings, Map<String, String> columns,
+                             Map<String, String> insertable, String engine, String engineFull) {
         this.table = table;
         this.version = version;
         this.settings = settings;
         this.columns = columns;
+        this.insertable = insertable;
+        this.engine = engine;
+        this.engineFull = engineFull;
+    }
+
+    /** For tests of the mode selection: a target as a server of {@code version} would describe it. */
+    public static ClickHouseTarget describe(String table, String version, Set<String> settings, Map<String, String> columns,
+                                            String engine, String engineFull) {
+        return new ClickHouseTarget(table, version, settings, columns, columns, engine, engineFull);
     }
 
     /**
@@ -71,8 +85,24 @@ public final class ClickHouseTarget {
                         + " that row.encoder " + config.rowEncoder().getClass().getName() + " writes; it has " + columns);
             }
         }
-        LOG.info("ClickHouse {} at {}: table {} with columns {}", version, http.url(), config.table(), columns.keySet());
-        return new ClickHouseTarget(config.table(), version, settings, columns);
+        Map<String, String> insertable = new LinkedHashMap<>();
+        for (String line : lines(http.query("SELECT name, type, default_kind FROM system.columns WHERE database = '"
+                + config.database() + "' AND table = '" + config.tableName() + "' FORMAT TabSeparated"))) {
+            String[] f = line.split("\t", -1);
+            if (!f[2].equals("MATERIALIZED") && !f[2].equals("ALIAS")) {
+                insertable.put(f[0], f[1]);
+            }
+        }
+        String engine = "";
+        String engineFull = "";
+        for (String line : lines(http.query("SELECT engine, engine_full FROM system.tables WHERE database = '"
+                + config.database() + "' AND name = '" + config.tableName() + "' FORMAT TabSeparated"))) {
+            String[] f = line.split("\t", -1);
+            engine = f[0];
+            engineFull = f.length > 1 ? f[1] : "";
+        }
+        LOG.info("ClickHouse {} at {}: table {} ({}) with columns {}", version, http.url(), config.table(), engine, columns.keySet());
+        return new ClickHouseTarget(config.table(), version, settings, columns, insertable, engine, engineFull);
     }
 
     static Map<String, String> columnsOf(ClickHouseHttp http, String db, String table) {
@@ -120,6 +150,38 @@ public final class ClickHouseTarget {
     /** True when the table carries the stream entry columns. */
     public boolean hasEntryColumns() {
         return hasColumn(ENTRY_COLUMN) && hasColumn(INDEX_COLUMN);
+    }
+
+    /** Columns an INSERT may name (not MATERIALIZED nor ALIAS), in table order → type. */
+    public Map<String, String> insertableColumns() {
+        return insertable;
+    }
+
+    /** The column's type, or null. */
+    public String columnType(String name) {
+        return columns.get(name);
+    }
+
+    public String engine() {
+        return engine;
+    }
+
+    /** {@code Replicated*MergeTree}: the server drops a block identical to one of the last inserted ones (ZooKeeper). */
+    public boolean isReplicated() {
+        return engine.startsWith("Replicated");
+    }
+
+    /**
+     * True when the table drops a retried insert: Replicated*MergeTree (identical blocks, any version) or a
+     * MergeTree with {@code non_replicated_deduplication_window > 0} (21.x+).
+     */
+    public boolean deduplicatesInserts() {
+        if (isReplicated()) {
+            return true;
+        }
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("non_replicated_deduplication_window\\s*=\\s*(\\d+)")
+                .matcher(engineFull);
+        return m.find() && Long.parseLong(m.group(1)) > 0;
     }
 
     /** True when the table carries the journal offset columns. */

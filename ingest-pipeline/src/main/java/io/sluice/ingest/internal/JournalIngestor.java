@@ -9,6 +9,8 @@ import io.sluice.ingest.ConsumerFactory;
 import io.sluice.ingest.IngestConfig;
 import io.sluice.ingest.IngestException;
 import io.sluice.ingest.IngestMetrics;
+import io.sluice.ingest.Guarantee;
+import io.sluice.ingest.PipelineState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,6 +26,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 
 /**
  * Strategy journal: a member of a Sluice consumer group on the topic. One thread owns the {@link Consumer}
@@ -32,23 +35,23 @@ import java.util.concurrent.atomic.AtomicInteger;
  * ClickHouse accepted, in offset order.
  *
  * <p>Batches are offset ranges of one partition, cut at multiples of {@code batch.rows} (so a full batch is the
- * same range after a restart) or earlier by {@code batch.bytes} / {@code linger.ms}.
+ * same range after a restart, and every batch lies inside one aligned <i>slot</i> [k·rows, (k+1)·rows)) or earlier
+ * by {@code batch.bytes} / {@code linger.ms}. Every attempt at a batch sends the same rows in the same order.
  *
- * <p><b>Guarantee.</b> No loss: an offset is committed only after its row is in ClickHouse (or dead-lettered).
- * Duplicates:
+ * <p><b>Guarantee</b> ({@link Guarantee}, chosen at start from what the server and the table offer, logged, and
+ * exported): no loss — an offset is committed only after its row is in ClickHouse (or dead-lettered), and a batch
+ * that failed makes the loop start again from the committed offsets instead of committing past it. Duplicates:
  * <ul>
- *   <li>table with {@code _sluice_partition UInt32} and {@code _sluice_offset UInt64} columns (recommended;
- *       filled by Sluice): exactly-once rows. When a partition is (re)assigned — after a crash, restart or
- *       rebalance — Sluice reads which offsets at or after the committed offset are already in the table and skips
- *       them; after an INSERT whose outcome is unknown (timeout, connection lost) it does the same for the batch
- *       before retrying. Residual risk: an INSERT still executing on the server when that check runs (e.g. a
- *       zombie member) — a {@code ReplacingMergeTree ORDER BY (_sluice_partition, _sluice_offset)} removes even
- *       those at merge time;</li>
- *   <li>otherwise, on servers with {@code insert_deduplication_token} (22.2+) and a table that deduplicates
- *       inserts (Replicated*, or MergeTree with {@code non_replicated_deduplication_window}): full batches
- *       retried with the same range are dropped by the server;</li>
- *   <li>otherwise at-least-once: batches in flight at a crash may be inserted twice.</li>
+ *   <li>offset columns, any server: {@link Guarantee#EXACTLY_ONCE_IDEMPOTENT_INSERT} ({@link IdempotentInsert},
+ *       query id {@code sluice-<table>-<partition>-<slot>});</li>
+ *   <li>offset columns, {@code Replicated*MergeTree}: {@link Guarantee#EXACTLY_ONCE_REPLICATED_DEDUP};</li>
+ *   <li>offset columns, {@code insert_deduplication_token} and a deduplicating table:
+ *       {@link Guarantee#EXACTLY_ONCE_DEDUP_TOKEN};</li>
+ *   <li>no offset columns: {@link Guarantee#AT_LEAST_ONCE}.</li>
  * </ul>
+ *
+ * <p><b>Supervised.</b> ClickHouse unreachable at start, the broker away, a failed batch: the loop starts again
+ * after a backoff ({@link Supervision}); a configuration error stops it ({@link PipelineState#FAILED}).
  */
 public final class JournalIngestor implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(JournalIngestor.class);
@@ -58,6 +61,8 @@ public final class JournalIngestor implements AutoCloseable {
         final long from;
         final long to; // exclusive next-offset
         volatile boolean failed;
+        /** The batch is no longer wanted (partition revoked, loop restarted): stop retrying, ignore its outcome. */
+        volatile boolean abandoned;
 
         InFlight(TopicPartition partition, long from, long to) {
             this.partition = partition;
@@ -80,11 +85,22 @@ public final class JournalIngestor implements AutoCloseable {
         }
     }
 
+    /** Thrown by the loop when a batch failed: start again from the committed offsets. */
+    private static final class BatchFailedException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        BatchFailedException(String message) {
+            super(message);
+        }
+    }
+
     private final IngestConfig config;
-    private final SinkContext ctx;
-    private final BatchInserter inserter;
-    private final boolean offsetColumns;
-    private final boolean dedupToken;
+    private final IngestMetrics metrics = new IngestMetrics();
+    private final Supervision supervision = new Supervision();
+    private volatile SinkContext ctx;
+    private volatile Guarantee guarantee;
+    private BatchInserter inserter;
+    private IdempotentInsert idempotent;
     private final ConsumerFactory consumers;
     private final ExecutorService insertThreads;
     private final LinkedBlockingQueue<InFlight> completions = new LinkedBlockingQueue<>();
@@ -92,24 +108,22 @@ public final class JournalIngestor implements AutoCloseable {
     private final Thread thread;
     private int inFlightCount; // poller thread only
     private volatile boolean running = true;
-    private volatile Throwable failure;
 
+    /**
+     * Checks the table at once when ClickHouse answers (a configuration error is thrown here); when it does not,
+     * the pipeline thread keeps trying in the background ({@link PipelineState#STARTING}).
+     *
+     * @throws io.sluice.core.SluiceException.InvalidConfigException if the table is missing or does not fit
+     */
     public JournalIngestor(IngestConfig config, ConsumerFactory consumers) {
         this.config = config;
-        this.ctx = new SinkContext(config, RowFormat.Provenance.OFFSETS);
-        this.offsetColumns = ctx.target.hasOffsetColumns();
-        this.dedupToken = !offsetColumns && ctx.target.supportsSetting("insert_deduplication_token");
-        this.inserter = ctx.inserter(ctx.format, Map.of(), ctx.clickHouseDeadLetters());
-        if (offsetColumns) {
-            LOG.info("journal {}: table {} has offset columns: exactly-once rows", config.name(), config.table());
-        } else if (dedupToken) {
-            LOG.info("journal {}: server dedups retried batches by insert_deduplication_token (table must dedup inserts)", config.name());
-        } else {
-            LOG.warn("journal {}: table {} has no {}/{} columns and server {} has no insert_deduplication_token:"
-                            + " at-least-once (a crash may insert in-flight batches twice)", config.name(), config.table(),
-                    ClickHouseTarget.PARTITION_COLUMN, ClickHouseTarget.OFFSET_COLUMN, ctx.target.version());
-        }
         this.consumers = consumers;
+        try {
+            openContext();
+        } catch (IngestException e) {
+            LOG.warn("journal {}: ClickHouse not reachable at start ({}); retrying in the background", config.name(), e.getMessage());
+            supervision.retrying("ClickHouse not reachable at start: " + e.getMessage());
+        }
         AtomicInteger n = new AtomicInteger();
         this.insertThreads = Executors.newFixedThreadPool(config.maxInFlight(), r ->
                 new Thread(r, "sluice-ingest-" + config.name() + "-insert-" + n.incrementAndGet()));
@@ -117,16 +131,113 @@ public final class JournalIngestor implements AutoCloseable {
         this.thread.start();
     }
 
-    public IngestMetrics metrics() {
-        return ctx.metrics;
+    private void openContext() {
+        SinkContext c = new SinkContext(config, RowFormat.Provenance.OFFSETS, metrics);
+        Guarantee g = choose(c.target);
+        this.inserter = c.inserter(c.format, Map.of(), c.clickHouseDeadLetters());
+        this.idempotent = g == Guarantee.EXACTLY_ONCE_IDEMPOTENT_INSERT
+                ? new IdempotentInsert(c.target, config.rowEncoder(), RowFormat.Provenance.OFFSETS) : null;
+        this.guarantee = g;
+        this.ctx = c;
+        switch (g) {
+            case EXACTLY_ONCE_IDEMPOTENT_INSERT -> LOG.info("journal {}: guarantee {}: table {} ({}) has offset columns;"
+                            + " each batch is an idempotent INSERT ... SELECT with one query_id per offset slot (ClickHouse {})",
+                    config.name(), g, config.table(), c.target.engine(), c.target.version());
+            case EXACTLY_ONCE_REPLICATED_DEDUP -> LOG.info("journal {}: guarantee {}: table {} is {}; every retry sends the identical"
+                    + " block, which the server drops", config.name(), g, config.table(), c.target.engine());
+            case EXACTLY_ONCE_DEDUP_TOKEN -> LOG.info("journal {}: guarantee {}: ClickHouse {} deduplicates retried batches by"
+                    + " insert_deduplication_token on table {}", config.name(), g, c.target.version(), config.table());
+            default -> LOG.warn("journal {}: guarantee {}: table {} has no {}/{} columns: a retried or late INSERT may land twice",
+                    config.name(), g, config.table(), ClickHouseTarget.PARTITION_COLUMN, ClickHouseTarget.OFFSET_COLUMN);
+        }
     }
 
-    /** Set when the pipeline stopped on an unexpected error. */
+    /** The journal's guarantee on this server and table (see the class comment). */
+    public static Guarantee choose(ClickHouseTarget target) {
+        if (!target.hasOffsetColumns()) {
+            return Guarantee.AT_LEAST_ONCE;
+        }
+        if (target.isReplicated()) {
+            return Guarantee.EXACTLY_ONCE_REPLICATED_DEDUP;
+        }
+        if (target.supportsSetting("insert_deduplication_token") && target.deduplicatesInserts()) {
+            return Guarantee.EXACTLY_ONCE_DEDUP_TOKEN;
+        }
+        return Guarantee.EXACTLY_ONCE_IDEMPOTENT_INSERT;
+    }
+
+    public IngestMetrics metrics() {
+        return metrics;
+    }
+
+    /** The guarantee detected at start, or null until ClickHouse answered. */
+    public Guarantee guarantee() {
+        return guarantee;
+    }
+
+    public Supervision supervision() {
+        return supervision;
+    }
+
+    /** Set when the pipeline stopped for good (configuration error). */
     public Throwable failure() {
-        return failure;
+        return supervision.failure();
     }
 
     private void run() {
+        Backoff backoff = new Backoff(config.retryInitialMs(), config.retryMaxMs());
+        while (running) {
+            try {
+                if (ctx == null) {
+                    openContext();
+                }
+                consume(backoff);
+                break;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            } catch (Throwable t) {
+                if (Supervision.isConfigError(t) || t instanceof Error) {
+                    supervision.failed(t);
+                    LOG.error("journal ingestor {} stopped: {}", config.name(), t.toString(), t);
+                    break;
+                }
+                abandonAll();
+                if (!running) {
+                    break;
+                }
+                supervision.retrying(t.getMessage() != null ? t.getMessage() : t.toString());
+                supervision.restarted();
+                LOG.warn("journal {}: {}; starting again from the committed offsets after a backoff", config.name(), t.toString());
+                try {
+                    backoff.pause(() -> !running);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+        }
+        supervision.closed();
+    }
+
+    /** Every partition's state is dropped; batches in flight are abandoned (their outcome no longer matters). */
+    private void abandonAll() {
+        for (PartitionState ps : partitions.values()) {
+            abandon(ps);
+        }
+        partitions.clear();
+    }
+
+    private static void abandon(PartitionState ps) {
+        for (InFlight f : ps.inFlight) {
+            f.abandoned = true;
+        }
+        ps.inFlight.clear();
+        ps.done.clear();
+        ps.open = null;
+    }
+
+    private void consume(Backoff backoff) throws InterruptedException {
         ConsumerConfig cc = ConsumerConfig.builder().groupId(config.group()).clientId("sluice-ingest-" + config.name())
                 .offsetReset(OffsetReset.EARLIEST).maxPollRecords(Math.min(100_000, Math.max(500, config.batchRows())))
                 .build();
@@ -151,6 +262,12 @@ public final class JournalIngestor implements AutoCloseable {
                 List<ConsumerRecord> records = consumer.poll(Duration.ofMillis(Math.max(1, Math.min(100, config.lingerMs()))));
                 lastPollNanos = System.nanoTime();
                 syncAssignment(consumer);
+                if (metrics.lastFailure() != null) {
+                    supervision.retrying(metrics.lastFailure());
+                } else {
+                    supervision.running();
+                    backoff.reset();
+                }
                 Set<TopicPartition> blocked = new HashSet<>();
                 for (ConsumerRecord r : records) {
                     TopicPartition tp = r.topicPartition();
@@ -178,11 +295,6 @@ public final class JournalIngestor implements AutoCloseable {
                 }
             }
             drain(consumer);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (Throwable t) {
-            failure = t;
-            LOG.error("journal ingestor {} stopped", config.name(), t);
         }
     }
 
@@ -196,16 +308,16 @@ public final class JournalIngestor implements AutoCloseable {
             ps.openFrom = r.offset();
             ps.openTo = r.offset();
         }
-        ctx.metrics.accepted(1);
+        metrics.accepted(1);
         if (ps.landed.contains(r.offset())) {
-            ctx.metrics.duplicatesSkipped(1);
+            metrics.duplicatesSkipped(1);
         } else {
             try {
                 byte[] row = inserter.format().encode(r.value());
                 inserter.format().append(ps.open, row, r.partition(), r.offset(), r.offset());
             } catch (IllegalArgumentException e) {
                 ctx.clickHouseDeadLetters().write(List.of(new DeadLetters.Letter(r.value(), e.getMessage(), source(ps.partition, r.offset()))));
-                ctx.metrics.deadLettered(1);
+                metrics.deadLettered(1);
             }
         }
         ps.openTo = r.offset() + 1;
@@ -240,42 +352,36 @@ public final class JournalIngestor implements AutoCloseable {
 
     private void insert(InFlight f, RowBatch<Long> batch) {
         try {
-            boolean aligned = f.to - f.from == config.batchRows() && f.from % config.batchRows() == 0;
-            Map<String, String> settings = dedupToken && aligned
-                    ? Map.of("insert_deduplication_token", source(f.partition, f.from) + "-" + f.to) : Map.of();
-            inserter.insert(batch, offsetColumns ? (b, e) -> removeLanded(f.partition, b, e) : null,
-                    offset -> source(f.partition, offset), settings);
-        } catch (RuntimeException e) {
+            Map<String, String> settings = guarantee == Guarantee.EXACTLY_ONCE_DEDUP_TOKEN
+                    ? Map.of("insert_deduplication_token", config.table() + "/" + source(f.partition, f.from) + "-" + f.to) : Map.of();
+            Function<RowBatch<Long>, IdempotentInsert.Statement> statement = idempotent == null ? null
+                    : b -> idempotent.offsets(f.partition.partition(), b.tag(0), b.tag(b.rows() - 1), queryId(f));
+            inserter.insert(batch, null, offset -> source(f.partition, offset), settings, statement,
+                    () -> f.abandoned || ctx.givingUp());
+        } catch (Throwable t) {
+            // whatever it was, this range did not (all) land: the poller must not commit past it
             f.failed = true;
-            LOG.error("journal {}: batch {}[{}, {}) not inserted: {}", config.name(), f.partition, f.from, f.to, e.toString());
+            if (!f.abandoned) {
+                LOG.error("journal {}: batch {}[{}, {}) not inserted: {}", config.name(), f.partition, f.from, f.to, t.toString());
+            }
+            if (t instanceof VirtualMachineError) {
+                throw (VirtualMachineError) t;
+            }
         } finally {
             completions.add(f);
         }
     }
 
-    private static String source(TopicPartition tp, long offset) {
-        return tp.topic() + "/" + tp.partition() + "/" + offset;
+    /**
+     * One id per aligned offset slot: every batch lies inside one slot, so two overlapping batches (a retry, a late
+     * copy, a zombie member's batch) share the id and the server never runs them at the same time.
+     */
+    private String queryId(InFlight f) {
+        return "sluice-" + config.table() + "-" + f.partition.topic() + "-" + f.partition.partition() + "-" + (f.from / config.batchRows());
     }
 
-    /** After an INSERT with unknown outcome: drop the rows of this batch that did land. */
-    private RowBatch<Long> removeLanded(TopicPartition tp, RowBatch<Long> batch, IngestException failure) {
-        if (!failure.isOutcomeUnknown() || batch.isEmpty()) {
-            return batch;
-        }
-        try {
-            long min = batch.tag(0);
-            long max = batch.tag(batch.rows() - 1);
-            Set<Long> landed = landedOffsets(tp, min, max);
-            if (landed.isEmpty()) {
-                return batch;
-            }
-            ctx.metrics.duplicatesSkipped(landed.size());
-            LOG.info("journal {}: {} rows of {}[{}, {}] had landed before the failure; not inserting them again",
-                    config.name(), landed.size(), tp, min, max);
-            return batch.select(0, batch.rows(), o -> !landed.contains(o));
-        } catch (IngestException e) {
-            return batch; // still unreachable: the next retry asks again
-        }
+    private static String source(TopicPartition tp, long offset) {
+        return tp.topic() + "/" + tp.partition() + "/" + offset;
     }
 
     private Set<Long> landedOffsets(TopicPartition tp, long from, long toInclusive) {
@@ -289,12 +395,17 @@ public final class JournalIngestor implements AutoCloseable {
         return out;
     }
 
-    /** Tracks (re)assignments: a new partition starts at its committed offset, skipping rows already landed. */
+    /**
+     * Tracks (re)assignments. A revoked partition's batches in flight are abandoned: they stop retrying, and one
+     * already on its way is harmless (idempotent insert, identical block or token). A new partition starts at its
+     * committed offset, skipping rows already landed: they can only be within max.in.flight batches of it.
+     */
     private void syncAssignment(Consumer consumer) {
         Set<TopicPartition> now = consumer.assignment();
-        partitions.keySet().removeIf(tp -> {
-            if (!now.contains(tp)) {
-                LOG.info("journal {}: {} revoked", config.name(), tp);
+        partitions.values().removeIf(ps -> {
+            if (!now.contains(ps.partition)) {
+                LOG.info("journal {}: {} revoked; abandoning its {} batch(es) in flight", config.name(), ps.partition, ps.inFlight.size());
+                abandon(ps);
                 return true;
             }
             return false;
@@ -302,9 +413,10 @@ public final class JournalIngestor implements AutoCloseable {
         for (TopicPartition tp : now) {
             if (!partitions.containsKey(tp)) {
                 PartitionState ps = new PartitionState(tp);
-                if (offsetColumns) {
+                if (guarantee != Guarantee.AT_LEAST_ONCE) {
                     long from = consumer.committed(tp).orElse(0L);
-                    ps.landed = landedOffsetsWithRetry(tp, from);
+                    long span = (long) config.maxInFlight() * config.batchRows();
+                    ps.landed = landedOffsetsWithRetry(tp, from, from + span - 1);
                     if (!ps.landed.isEmpty()) {
                         LOG.info("journal {}: {} offsets of {} at or after committed {} already in {}; skipping them",
                                 config.name(), ps.landed.size(), tp, from, config.table());
@@ -315,15 +427,19 @@ public final class JournalIngestor implements AutoCloseable {
         }
     }
 
-    private Set<Long> landedOffsetsWithRetry(TopicPartition tp, long from) {
+    private Set<Long> landedOffsetsWithRetry(TopicPartition tp, long from, long toInclusive) {
         Backoff backoff = new Backoff(config.retryInitialMs(), config.retryMaxMs());
         while (true) {
             try {
-                return landedOffsets(tp, from, Long.MAX_VALUE);
+                return landedOffsets(tp, from, toInclusive);
             } catch (IngestException e) {
                 LOG.warn("journal {}: cannot read landed offsets of {} yet: {}", config.name(), tp, e.getMessage());
+                supervision.retrying("cannot read landed offsets: " + e.getMessage());
+                if (!running) {
+                    throw e;
+                }
                 try {
-                    backoff.pause();
+                    backoff.pause(() -> !running);
                 } catch (InterruptedException ie) {
                     Thread.currentThread().interrupt();
                     throw e;
@@ -332,35 +448,49 @@ public final class JournalIngestor implements AutoCloseable {
         }
     }
 
-    /** Commits, per partition, the end of the longest prefix of finished batches. */
+    /**
+     * Commits, per partition, the end of the longest prefix of finished batches. A failed batch stops the loop
+     * (it starts again from the committed offsets), so nothing is ever committed past a range that did not land.
+     */
     private void commitCompleted(Consumer consumer) {
         InFlight f;
         Set<PartitionState> touched = new HashSet<>();
         while ((f = completions.poll()) != null) {
             inFlightCount--;
+            if (f.abandoned) {
+                continue; // revoked or restarted meanwhile: the current owner re-reads from the committed offset
+            }
             PartitionState ps = partitions.get(f.partition);
             if (ps == null || !ps.inFlight.contains(f)) {
-                continue; // revoked meanwhile: the new owner re-reads from the committed offset
+                continue;
             }
             ps.done.add(f);
             touched.add(ps);
         }
         Map<TopicPartition, Long> commits = new HashMap<>();
+        TopicPartition failed = null;
         for (PartitionState ps : touched) {
             while (!ps.inFlight.isEmpty() && ps.done.contains(ps.inFlight.peek())) {
                 InFlight head = ps.inFlight.poll();
                 ps.done.remove(head);
                 if (head.failed) {
-                    // gave up (closing): do not commit past it; it is re-read after restart
-                    ps.inFlight.clear();
-                    ps.done.clear();
+                    failed = ps.partition;
+                    ps.inFlight.addFirst(head);
                     break;
                 }
                 commits.put(ps.partition, head.to);
             }
         }
         if (!commits.isEmpty()) {
-            consumer.commitSync(commits);
+            try {
+                consumer.commitSync(commits);
+            } catch (io.sluice.core.SluiceException.GroupException e) {
+                // a newer generation owns these partitions: their new owner re-reads from the last accepted commit
+                LOG.info("commit of {} refused: {}", commits.keySet(), e.getMessage());
+            }
+        }
+        if (failed != null && running) {
+            throw new BatchFailedException("a batch of " + failed + " did not land");
         }
     }
 
@@ -390,13 +520,17 @@ public final class JournalIngestor implements AutoCloseable {
             return;
         }
         running = false;
-        ctx.giveUpAfter(config.closeTimeoutMs());
+        SinkContext c = ctx;
+        if (c != null) {
+            c.giveUpAfter(config.closeTimeoutMs());
+        }
         try {
             thread.join();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         insertThreads.shutdown();
+        supervision.closed();
         ctx.close();
     }
 }

@@ -273,4 +273,10 @@ final class RedisStreamSink implements EventSink {
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         ctx.close();
     }
+
+    @Override
+    public io.sluice.ingest.Guarantee guarantee() {
+        return ctx.format.provenance() == RowFormat.Provenance.ENTRIES
+                ? io.sluice.ingest.Guarantee.EXACTLY_ONCE_ENTRY_COLUMNS : io.sluice.ingest.Guarantee.AT_LEAST_ONCE;
+    }
 }

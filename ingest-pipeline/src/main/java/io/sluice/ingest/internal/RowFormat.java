@@ -30,12 +30,24 @@ public final class RowFormat {
     }
 
     private final Provenance provenance;
+    /** Provenance columns: filled by Sluice only, never from event content. */
+    private final List<String> reserved;
     private final String insertSql;
     private final ThreadLocal<RowBinaryWriter> scratch = ThreadLocal.withInitial(() -> new RowBinaryWriter(256));
 
     public RowFormat(String table, RowEncoder encoder, Provenance provenance) {
         this.encoder = encoder;
         this.provenance = provenance;
+        this.reserved = provenance == Provenance.OFFSETS ? List.of(ClickHouseTarget.PARTITION_COLUMN, ClickHouseTarget.OFFSET_COLUMN)
+                : provenance == Provenance.ENTRIES ? List.of(ClickHouseTarget.ENTRY_COLUMN, ClickHouseTarget.INDEX_COLUMN) : List.of();
+        if (encoder != null) {
+            for (String c : encoder.columns()) {
+                if (reserved.contains(c)) {
+                    throw io.sluice.core.SluiceException.InvalidConfigException.of("row.encoder", encoder.getClass().getName(),
+                            "writes the column " + c + ", which Sluice fills itself with the row's provenance (remove it from columns())");
+                }
+            }
+        }
         if (encoder == null) {
             this.insertSql = "INSERT INTO " + table + " FORMAT JSONEachRow";
         } else {
@@ -67,6 +79,13 @@ public final class RowFormat {
     public byte[] encode(byte[] event) {
         if (encoder == null) {
             checkJsonObject(event);
+            if (!reserved.isEmpty()) {
+                String forged = JsonKeys.firstTopLevelKeyIn(event, reserved);
+                if (forged != null) {
+                    throw new IllegalArgumentException("event carries the key " + forged + ", a column Sluice fills itself with"
+                            + " the row's provenance (an event may not choose it): " + preview(event));
+                }
+            }
             return event;
         }
         RowBinaryWriter w = scratch.get();

@@ -12,11 +12,16 @@ final class SinkContext implements AutoCloseable {
     final ClickHouseHttp http;
     final ClickHouseTarget target;
     final RowFormat format;
-    final IngestMetrics metrics = new IngestMetrics();
+    final IngestMetrics metrics;
     private volatile long giveUpAtNanos = Long.MAX_VALUE;
 
     SinkContext(IngestConfig config, RowFormat.Provenance wanted) {
+        this(config, wanted, new IngestMetrics());
+    }
+
+    SinkContext(IngestConfig config, RowFormat.Provenance wanted, IngestMetrics metrics) {
         this.config = config;
+        this.metrics = metrics;
         this.http = new ClickHouseHttp(config.clickHouseUrl(), config.user(), config.password(),
                 Duration.ofMillis(config.insertTimeoutMs()), config.name());
         this.target = ClickHouseTarget.open(config, http);

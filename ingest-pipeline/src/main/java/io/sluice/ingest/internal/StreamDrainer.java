@@ -66,6 +66,8 @@ final class StreamDrainer {
     private final RedisDeadLetters deadLetters;
     private final boolean takeover;
     private final IntConsumer onLanded;
+    /** Non-null when the table has the entry columns. */
+    private final IdempotentInsert idempotent;
     private final Thread thread;
     private volatile boolean running = true;
     private boolean recoverOwn; // drainer thread only
@@ -78,6 +80,8 @@ final class StreamDrainer {
     StreamDrainer(SinkContext ctx, RedisClient client, byte[] key, BatchInserter inserter, RedisDeadLetters deadLetters,
                   boolean takeover, int index, IntConsumer onLanded) {
         this.ctx = ctx;
+        this.idempotent = inserter.format().provenance() == RowFormat.Provenance.ENTRIES
+                ? new IdempotentInsert(ctx.target, ctx.config.rowEncoder(), RowFormat.Provenance.ENTRIES) : null;
         this.client = client;
         this.key = key;
         this.stream = new String(key, StandardCharsets.UTF_8);
@@ -337,7 +341,13 @@ final class StreamDrainer {
                     new String(me, StandardCharsets.UTF_8), landed.size(), msgs.size(), ctx.config.table());
         }
         observe(msgs, events);
-        inserter.insert(batch, this::refreshOwnership, o -> stream + "/" + o);
+        // With entry columns every attempt is idempotent at the server (rows of these entries already in the table
+        // are skipped by the INSERT itself), under one query_id per batch: a timed-out INSERT that still runs, or
+        // arrives late, cannot double a row, and two attempts never run at once.
+        java.util.function.Function<RowBatch<Origin>, IdempotentInsert.Statement> statement = idempotent == null ? null
+                : b -> idempotent.entries("sluice-" + ctx.config.table() + "-" + stream + "-" + b.tag(0).entryId()
+                        + "-" + b.tag(0).index());
+        inserter.insert(batch, this::refreshOwnership, o -> stream + "/" + o, java.util.Map.of(), statement, ctx::givingUp);
         acknowledge(ids);
         onLanded.accept(events);
     }
@@ -350,17 +360,8 @@ final class StreamDrainer {
         } catch (RedisException e) {
             LOG.debug("cannot refresh ownership of {} entries: {}", entries.size(), e.toString());
         }
-        if (failure.isOutcomeUnknown() && inserter.format().provenance() == RowFormat.Provenance.ENTRIES) {
-            try {
-                Set<String> landed = landedRows(entries);
-                if (!landed.isEmpty()) {
-                    ctx.metrics.duplicatesSkipped(landed.size());
-                    return batch.select(0, batch.rows(), o -> !landed.contains(o.toString()));
-                }
-            } catch (io.sluice.ingest.IngestException e) {
-                // ClickHouse still unreachable: the next retry asks again
-            }
-        }
+        // No landed-rows check here: the INSERT that timed out may still be running on the server, so a check now
+        // could find nothing and the retry would double the rows. The retry is idempotent instead (see land()).
         return batch;
     }
 

@@ -40,7 +40,7 @@ public final class TopicIngestor implements AutoCloseable {
     private final ConsumerFactory consumers;
     private final Thread thread;
     private volatile boolean running = true;
-    private volatile Throwable failure;
+    private final Supervision supervision = new Supervision();
 
     public TopicIngestor(IngestConfig config, EventSink sink, ConsumerFactory consumers) {
         this.config = config;
@@ -50,7 +50,41 @@ public final class TopicIngestor implements AutoCloseable {
         this.thread.start();
     }
 
+    /**
+     * Supervised: a failed write or a consumer error starts the loop again from the committed offsets after a
+     * backoff (never committing past an event that was not landed); a configuration error stops it.
+     */
     private void run() {
+        Backoff backoff = new Backoff(config.retryInitialMs(), config.retryMaxMs());
+        while (running) {
+            try {
+                supervision.running();
+                consume();
+                break;
+            } catch (Throwable t) {
+                if (Supervision.isConfigError(t) || t instanceof Error) {
+                    supervision.failed(t);
+                    LOG.error("topic ingestor {} stopped: {}", config.name(), t.toString(), t);
+                    break;
+                }
+                if (!running) {
+                    break;
+                }
+                supervision.retrying(t.getMessage() != null ? t.getMessage() : t.toString());
+                supervision.restarted();
+                LOG.warn("topic ingestor {}: {}; starting again from the committed offsets after a backoff", config.name(), t.toString());
+                try {
+                    backoff.pause(() -> !running);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+        }
+        supervision.closed();
+    }
+
+    private void consume() {
         ConsumerConfig cc = ConsumerConfig.builder().groupId(config.group()).clientId("sluice-ingest-" + config.name())
                 .offsetReset(OffsetReset.EARLIEST).maxPollRecords(Math.min(100_000, Math.max(500, config.batchRows())))
                 .build();
@@ -80,9 +114,6 @@ public final class TopicIngestor implements AutoCloseable {
             }
             sink.flush();
             commitCompleted(consumer, pending);
-        } catch (RuntimeException e) {
-            failure = e;
-            LOG.error("topic ingestor {} stopped", config.name(), e);
         }
     }
 
@@ -105,20 +136,27 @@ public final class TopicIngestor implements AutoCloseable {
         while (!pending.isEmpty() && pending.peek().done.isDone()) {
             PollWrites w = pending.poll();
             if (w.done.isCompletedExceptionally()) {
-                LOG.error("writes failed; not committing past them (they are re-read after restart)");
-                pending.clear();
-                break;
+                // never commit past it: the loop starts again from the committed offsets
+                if (!commits.isEmpty()) {
+                    consumer.commitSync(commits);
+                }
+                throw new IllegalStateException("writes of a poll failed; re-reading from the committed offsets: "
+                        + w.done.handle((v, e) -> String.valueOf(e)).join());
             }
             commits.putAll(w.next);
         }
         if (!commits.isEmpty()) {
-            consumer.commitSync(commits);
+            try {
+                consumer.commitSync(commits);
+            } catch (io.sluice.core.SluiceException.GroupException e) {
+                // a newer generation owns these partitions: their new owner re-reads from the last accepted commit
+                LOG.info("commit of {} refused: {}", commits.keySet(), e.getMessage());
+            }
         }
     }
 
-    /** Set when the ingestor stopped on an unexpected error. */
-    public Throwable failure() {
-        return failure;
+    public Supervision supervision() {
+        return supervision;
     }
 
     @Override
@@ -129,5 +167,6 @@ public final class TopicIngestor implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        supervision.closed();
     }
 }

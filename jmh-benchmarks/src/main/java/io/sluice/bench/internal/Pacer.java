@@ -41,4 +41,18 @@ public final class Pacer {
         }
         return intended;
     }
+
+    /**
+     * Like {@link #awaitSlot} but only parks (never yields or spins): costs no CPU while waiting, and returns up to the
+     * kernel's timer slack (~50–100 µs) after the slot. For load generators that must not steal a core from the system
+     * under test; measure latency from the actual send time then.
+     */
+    public long parkUntilSlot(long i) {
+        long intended = intendedNanos(i);
+        long remaining;
+        while ((remaining = intended - System.nanoTime()) > 0) {
+            LockSupport.parkNanos(remaining);
+        }
+        return intended;
+    }
 }

@@ -46,8 +46,9 @@ import java.util.function.Function;
  *
  * <p><b>Not thread-safe</b>: one thread polls, as with the embedded consumer. Group membership maps onto the
  * broker's core {@code ConsumerGroups}: {@link #subscribe} joins, {@link #poll} heartbeats every third of the
- * session timeout (at most every second) and applies new assignments (positions come from committed offsets, else {@code offsetReset}),
- * {@link #close} leaves. After each poll that returned records the consumer prefetches the next records (a fetch
+ * session timeout (at most every second) with its member id and generation. When the group rebalances it drops every
+ * partition (and any prefetched records), rejoins, and starts the new generation's partitions from their committed
+ * offsets (else {@code offsetReset}); {@link #close} leaves. After each poll that returned records the consumer prefetches the next records (a fetch
  * that does not wait), so a busy consumer overlaps the network round trip with the application's work.
  */
 public final class RemoteConsumer implements Consumer {
@@ -55,6 +56,8 @@ public final class RemoteConsumer implements Consumer {
     /** Longest single long-poll; poll loops for longer timeouts so heartbeats keep flowing. */
     private static final long MAX_FETCH_WAIT_MILLIS = 500;
     private static final long MAX_HEARTBEAT_INTERVAL_MILLIS = 1_000;
+    /** while a rebalance is pending the consumer rejoins this often (each rejoin keeps its session alive) */
+    private static final long PENDING_REJOIN_NANOS = 50_000_000L;
 
     private final ConsumerConfig config;
     private final Connector connector;
@@ -65,7 +68,10 @@ public final class RemoteConsumer implements Consumer {
     private CompletableFuture<Fetch.Response> inFlightFetch;
     private String subscribedTopic;
     private String memberId;
-    private int generation = -1;
+    private int generation = ConsumerGroups.NO_GENERATION;
+    /** joined, waiting for the rebalance to complete */
+    private boolean pending;
+    private long skippedByRetention;
     private long lastHeartbeatNanos;
     private boolean closed;
 
@@ -181,7 +187,7 @@ public final class RemoteConsumer implements Consumer {
                     return List.of();
                 }
                 // nothing assigned yet (group rebalancing): wait for the next heartbeat, not longer than the timeout
-                LockSupport.parkNanos(Math.min(leftNanos, heartbeatIntervalNanos()));
+                LockSupport.parkNanos(Math.min(leftNanos, pending ? PENDING_REJOIN_NANOS : heartbeatIntervalNanos()));
                 continue;
             }
             if (inFlightFetch == null) {
@@ -213,7 +219,19 @@ public final class RemoteConsumer implements Consumer {
         if (offsets.isEmpty()) {
             return;
         }
-        call(ApiKey.OFFSET_COMMIT, new OffsetCommit.Request(config.groupId(), offsets)::encode, in -> Boolean.TRUE);
+        call(ApiKey.OFFSET_COMMIT, new OffsetCommit.Request(config.groupId(), memberId,
+                memberId == null ? ConsumerGroups.NO_GENERATION : generation, offsets)::encode, in -> Boolean.TRUE);
+    }
+
+    @Override
+    public long skippedByRetention() {
+        return skippedByRetention;
+    }
+
+    @Override
+    public java.util.Optional<ConsumerGroups.Membership> groupMembership() {
+        return memberId == null || pending ? java.util.Optional.empty()
+                : java.util.Optional.of(new ConsumerGroups.Membership(config.groupId(), memberId, generation, assignment()));
     }
 
     @Override
@@ -221,7 +239,7 @@ public final class RemoteConsumer implements Consumer {
         if (config.groupId() == null) {
             return OptionalLong.empty();
         }
-        long offset = committedOffsets(List.of(partition)).getOrDefault(partition, OffsetFetch.NO_OFFSET);
+        long offset = committedOffsets(List.of(partition), null, ConsumerGroups.NO_GENERATION).getOrDefault(partition, OffsetFetch.NO_OFFSET);
         return offset == OffsetFetch.NO_OFFSET ? OptionalLong.empty() : OptionalLong.of(offset);
     }
 
@@ -275,7 +293,10 @@ public final class RemoteConsumer implements Consumer {
                     throw new SluiceException.OffsetOutOfRangeException(p.errorMessage());
                 }
                 long reset = config.offsetReset() == OffsetReset.EARLIEST ? p.startOffset() : p.endOffset();
-                LOG.info("{}: {}; resetting to {} ({})", tp, p.errorMessage(), reset, config.offsetReset());
+                long skipped = Math.max(0, Math.min(reset, p.startOffset()) - position);
+                skippedByRetention += skipped;
+                LOG.warn("{}: {}; offsetReset={} moves to {}: {} offsets were never read", tp, p.errorMessage(),
+                        config.offsetReset(), reset, skipped);
                 positions.put(tp, reset);
                 continue;
             }
@@ -320,26 +341,36 @@ public final class RemoteConsumer implements Consumer {
 
     private void join() {
         ConsumerGroups.Membership m = call(ApiKey.JOIN_GROUP,
-                new Groups.JoinRequest(config.groupId(), subscribedTopic, memberId, config.clientId(),
+                new Groups.JoinRequest(config.groupId(), subscribedTopic, memberId, generation, config.clientId(),
                         (int) Math.min(Integer.MAX_VALUE, config.sessionTimeoutMillis()))::encode,
                 in -> Groups.readMembership(in, config.groupId()));
         onMembership(m);
     }
 
+    /** Heartbeat, or rejoin while a rebalance is pending; a refused heartbeat drops every partition first. */
     private void maybeHeartbeat() {
-        if (memberId == null || System.nanoTime() - lastHeartbeatNanos < heartbeatIntervalNanos()) {
+        long interval = pending ? PENDING_REJOIN_NANOS : heartbeatIntervalNanos();
+        if (memberId == null || System.nanoTime() - lastHeartbeatNanos < interval) {
             return;
         }
         try {
-            ConsumerGroups.Membership m = call(ApiKey.HEARTBEAT, new Groups.MemberRequest(config.groupId(), memberId)::encode,
+            if (pending) {
+                join();
+                return;
+            }
+            ConsumerGroups.Membership m = call(ApiKey.HEARTBEAT,
+                    new Groups.HeartbeatRequest(config.groupId(), memberId, generation)::encode,
                     in -> Groups.readMembership(in, config.groupId()));
             onMembership(m);
-        } catch (SluiceException e) {
-            if (e.code() != SluiceException.Code.UNKNOWN_MEMBER) {
-                throw e;
-            }
-            LOG.info("member {} of group '{}' expired; rejoining", memberId, config.groupId());
+        } catch (SluiceException.RebalanceInProgressException | SluiceException.IllegalGenerationException e) {
+            LOG.debug("group '{}': {}; revoking {} and rejoining", config.groupId(), e.getMessage(), assignment);
+            applyAssignment(new TreeSet<>());
+            join();
+        } catch (SluiceException.UnknownMemberException | SluiceException.FencedMemberException e) {
+            LOG.info("member {} of group '{}': {}; joining as a new member", memberId, config.groupId(), e.getMessage());
+            applyAssignment(new TreeSet<>());
             memberId = null;
+            generation = ConsumerGroups.NO_GENERATION;
             join();
         }
     }
@@ -347,7 +378,12 @@ public final class RemoteConsumer implements Consumer {
     private void onMembership(ConsumerGroups.Membership m) {
         lastHeartbeatNanos = System.nanoTime();
         memberId = m.memberId();
-        if (m.generation() != generation || !m.assignment().equals(assignment)) {
+        pending = m.pending();
+        if (pending) {
+            if (!assignment.isEmpty()) {
+                applyAssignment(new TreeSet<>());
+            }
+        } else if (m.generation() != generation || !m.assignment().equals(assignment)) {
             generation = m.generation();
             applyAssignment(new TreeSet<>(m.assignment()));
         }
@@ -380,7 +416,8 @@ public final class RemoteConsumer implements Consumer {
         if (fresh.isEmpty()) {
             return;
         }
-        Map<TopicPartition, Long> committed = config.groupId() == null ? Map.of() : committedOffsets(fresh);
+        Map<TopicPartition, Long> committed = config.groupId() == null ? Map.of()
+                : committedOffsets(fresh, memberId, memberId == null ? ConsumerGroups.NO_GENERATION : generation);
         for (TopicPartition tp : fresh) {
             long offset = committed.getOrDefault(tp, OffsetFetch.NO_OFFSET);
             if (offset == OffsetFetch.NO_OFFSET) {
@@ -396,8 +433,8 @@ public final class RemoteConsumer implements Consumer {
         }
     }
 
-    private Map<TopicPartition, Long> committedOffsets(List<TopicPartition> partitions) {
-        return call(ApiKey.OFFSET_FETCH, new OffsetFetch.Request(config.groupId(), partitions)::encode,
+    private Map<TopicPartition, Long> committedOffsets(List<TopicPartition> partitions, String member, int memberGeneration) {
+        return call(ApiKey.OFFSET_FETCH, new OffsetFetch.Request(config.groupId(), member, memberGeneration, partitions)::encode,
                 OffsetFetch.Response::decode).offsets();
     }
 

@@ -2,8 +2,8 @@ package io.sluice.net.protocol;
 
 /**
  * The request types of the Sluice wire protocol (see {@code docs/PROTOCOL.md}). Ids are stable: never reuse one.
- * Every API is at version 0; a server answers a version outside {@code [minVersion, maxVersion]} with
- * {@code UNSUPPORTED_VERSION}.
+ * A server answers a version outside {@code [minVersion, maxVersion]} with {@code UNSUPPORTED_VERSION}. The group
+ * calls are at version 1 (member id and generation on every call); their unfenced version 0 is no longer served.
  */
 public enum ApiKey {
     API_VERSIONS(0),
@@ -12,10 +12,10 @@ public enum ApiKey {
     PRODUCE(3),
     FETCH(4),
     LIST_OFFSETS(5),
-    OFFSET_COMMIT(6),
-    OFFSET_FETCH(7),
-    JOIN_GROUP(8),
-    HEARTBEAT(9),
+    OFFSET_COMMIT(6, 1, 1),
+    OFFSET_FETCH(7, 1, 1),
+    JOIN_GROUP(8, 1, 1),
+    HEARTBEAT(9, 1, 1),
     LEAVE_GROUP(10),
     AUTHENTICATE(11);
 
@@ -30,11 +30,17 @@ public enum ApiKey {
     }
 
     public final short id;
-    public final short minVersion = 0;
-    public final short maxVersion = 0;
+    public final short minVersion;
+    public final short maxVersion;
 
     ApiKey(int id) {
+        this(id, 0, 0);
+    }
+
+    ApiKey(int id, int minVersion, int maxVersion) {
         this.id = (short) id;
+        this.minVersion = (short) minVersion;
+        this.maxVersion = (short) maxVersion;
     }
 
     /** @return the API with this id, or null for an id this build does not know */

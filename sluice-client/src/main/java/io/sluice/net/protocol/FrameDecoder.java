@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.codec.TooLongFrameException;
 
 /**
  * Splits the byte stream into frames, each a big-endian int32 length followed by that many bytes:
@@ -18,11 +19,19 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
  * length reads as an unsigned value above the maximum (so also {@code TooLongFrameException}); a length shorter than
  * the fixed header fails with {@code CorruptedFrameException}. Either way the stream
  * has lost its framing and the connection must be closed.
+ *
+ * <p>A lower limit can be in force for a while ({@link #limit(int)}): the server applies a small one until the
+ * connection authenticated. It is checked as soon as the length field arrives, so a peer announcing a larger frame
+ * is refused ({@link LimitExceededException}) before a byte of its body is buffered. Netty's cumulation grows with the
+ * bytes received and never reserves the announced length up front.
  */
 public final class FrameDecoder extends LengthFieldBasedFrameDecoder {
     private final int minFrameSize;
     /** System.nanoTime() since which a partial frame waits for its remaining bytes; 0 when none is pending. */
     private long partialSinceNanos;
+    private final int maxFrameSize;
+    /** The largest length accepted now: {@code maxFrameSize}, or lower until {@link #limit(int)} lifts it. */
+    private int limit;
 
     /**
      * @param maxFrameSize largest accepted value of the length field
@@ -31,6 +40,21 @@ public final class FrameDecoder extends LengthFieldBasedFrameDecoder {
     public FrameDecoder(int maxFrameSize, int minFrameSize) {
         super(maxFrameSize + Frames.LENGTH_FIELD_SIZE, 0, Frames.LENGTH_FIELD_SIZE, 0, Frames.LENGTH_FIELD_SIZE, true);
         this.minFrameSize = minFrameSize;
+        this.maxFrameSize = maxFrameSize;
+        this.limit = maxFrameSize;
+    }
+
+    /**
+     * Sets the largest frame accepted from now on, capped at {@code maxFrameSize} (for example a small one until a
+     * connection authenticated, then {@code maxFrameSize} again). Event loop only.
+     */
+    public void limit(int bytes) {
+        this.limit = Math.min(bytes, maxFrameSize);
+    }
+
+    /** The largest frame accepted now. */
+    public int limit() {
+        return limit;
     }
 
     public static FrameDecoder forRequests(int maxFrameSize) {
@@ -51,6 +75,13 @@ public final class FrameDecoder extends LengthFieldBasedFrameDecoder {
 
     @Override
     protected Object decode(ChannelHandlerContext ctx, ByteBuf in) throws Exception {
+        if (limit < maxFrameSize && in.readableBytes() >= Frames.LENGTH_FIELD_SIZE) {
+            long length = in.getUnsignedInt(in.readerIndex());
+            if (length > limit) {
+                in.skipBytes(in.readableBytes());
+                throw new LimitExceededException(length, limit);
+            }
+        }
         Object frame = super.decode(ctx, in);
         if (frame != null || !in.isReadable()) {
             partialSinceNanos = in.isReadable() ? System.nanoTime() : 0;
@@ -63,5 +94,25 @@ public final class FrameDecoder extends LengthFieldBasedFrameDecoder {
             throw new CorruptedFrameException("frame of " + size + " bytes is shorter than its " + minFrameSize + "-byte header");
         }
         return frame;
+    }
+
+    /** A frame longer than the limit in force (lower than {@code maxFrameSize}), refused from its length field. */
+    public static final class LimitExceededException extends TooLongFrameException {
+        private final long length;
+        private final int limit;
+
+        LimitExceededException(long length, int limit) {
+            super("frame of " + length + " bytes exceeds the current limit of " + limit + " bytes");
+            this.length = length;
+            this.limit = limit;
+        }
+
+        public long length() {
+            return length;
+        }
+
+        public int limit() {
+            return limit;
+        }
     }
 }

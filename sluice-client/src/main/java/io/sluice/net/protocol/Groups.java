@@ -8,29 +8,32 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Consumer-group membership: JOIN_GROUP, HEARTBEAT and LEAVE_GROUP, mapped one to one onto core
+ * Consumer-group membership: JOIN_GROUP (v1), HEARTBEAT (v1) and LEAVE_GROUP (v0), mapped one to one onto core
  * {@link ConsumerGroups}.
  * <pre>
- * JOIN_GROUP request:  groupId string | topic string | memberId string (null: new member) | clientId string
- *                      | sessionTimeoutMillis int32
- * HEARTBEAT request:   groupId string | memberId string
+ * JOIN_GROUP request:  groupId string | topic string | memberId string (null: new member)
+ *                      | generation int32 (-1: none) | clientId string | sessionTimeoutMillis int32
+ * HEARTBEAT request:   groupId string | memberId string | generation int32
  * LEAVE_GROUP request: groupId string | memberId string
  *
  * JOIN_GROUP and HEARTBEAT response (membership):
- *   memberId string | generation int32 | assignment array of  topic string | partition int32
+ *   memberId string | generation int32 (-1: rebalance pending, join again) | assignment array of  topic string | partition int32
  * LEAVE_GROUP response: (empty)
  * </pre>
- * A heartbeat from a member the group no longer knows answers {@code UNKNOWN_MEMBER}: the client rejoins.
+ * Refusals are error codes: {@code UNKNOWN_MEMBER} (join anew), {@code REBALANCE_IN_PROGRESS} (stop, rejoin),
+ * {@code ILLEGAL_GENERATION} (rejoin), {@code FENCED_MEMBER} (join anew).
  */
 public final class Groups {
     private Groups() {
     }
 
-    public record JoinRequest(String groupId, String topic, String memberId, String clientId, int sessionTimeoutMillis) {
+    public record JoinRequest(String groupId, String topic, String memberId, int generation, String clientId,
+                              int sessionTimeoutMillis) {
         public void encode(ByteBuf out) {
             Wire.writeString(out, groupId);
             Wire.writeString(out, topic);
             Wire.writeString(out, memberId);
+            out.writeInt(generation);
             Wire.writeString(out, clientId);
             out.writeInt(sessionTimeoutMillis);
         }
@@ -39,17 +42,42 @@ public final class Groups {
             String groupId = Wire.readRequiredString(in, "groupId");
             String topic = Wire.readRequiredString(in, "topic");
             String memberId = Wire.readString(in);
+            int generation = readGeneration(in);
             String clientId = Wire.readRequiredString(in, "clientId");
             int session = Wire.readInt(in);
             if (session < 10) {
                 throw new ProtocolException("sessionTimeoutMillis must be >= 10, got " + session);
             }
             Wire.expectEnd(in, "join group request");
-            return new JoinRequest(groupId, topic, memberId, clientId, session);
+            return new JoinRequest(groupId, topic, memberId, generation, clientId, session);
         }
     }
 
-    /** HEARTBEAT and LEAVE_GROUP requests share this layout. */
+    /** HEARTBEAT request. */
+    public record HeartbeatRequest(String groupId, String memberId, int generation) {
+        public void encode(ByteBuf out) {
+            Wire.writeString(out, groupId);
+            Wire.writeString(out, memberId);
+            out.writeInt(generation);
+        }
+
+        public static HeartbeatRequest decode(ByteBuf in) {
+            HeartbeatRequest r = new HeartbeatRequest(Wire.readRequiredString(in, "groupId"),
+                    Wire.readRequiredString(in, "memberId"), readGeneration(in));
+            Wire.expectEnd(in, "heartbeat request");
+            return r;
+        }
+    }
+
+    static int readGeneration(ByteBuf in) {
+        int generation = Wire.readInt(in);
+        if (generation < ConsumerGroups.NO_GENERATION) {
+            throw new ProtocolException("generation must be >= -1, got " + generation);
+        }
+        return generation;
+    }
+
+    /** LEAVE_GROUP request. */
     public record MemberRequest(String groupId, String memberId) {
         public void encode(ByteBuf out) {
             Wire.writeString(out, groupId);

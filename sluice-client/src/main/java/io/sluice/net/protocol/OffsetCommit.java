@@ -7,9 +7,11 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * OFFSET_COMMIT: persists a group's next-offsets (durable once answered).
+ * OFFSET_COMMIT (v1): persists a group's next-offsets (durable across an OS crash once answered), fenced by member id
+ * and generation ({@link io.sluice.core.ConsumerGroups#commit}).
  * <pre>
- * request:  groupId string | offsets array of  topic string | partition int32 | offset int64
+ * request:  groupId string | memberId string (null: a consumer outside the membership) | generation int32 (-1: none)
+ *           | offsets array of  topic string | partition int32 | offset int64
  * response: (empty)
  * </pre>
  */
@@ -17,9 +19,11 @@ public final class OffsetCommit {
     private OffsetCommit() {
     }
 
-    public record Request(String groupId, Map<TopicPartition, Long> offsets) {
+    public record Request(String groupId, String memberId, int generation, Map<TopicPartition, Long> offsets) {
         public void encode(ByteBuf out) {
             Wire.writeString(out, groupId);
+            Wire.writeString(out, memberId);
+            out.writeInt(generation);
             out.writeInt(offsets.size());
             offsets.forEach((tp, offset) -> {
                 Wire.writeString(out, tp.topic());
@@ -30,6 +34,8 @@ public final class OffsetCommit {
 
         public static Request decode(ByteBuf in) {
             String groupId = Wire.readRequiredString(in, "groupId");
+            String memberId = Wire.readString(in);
+            int generation = Groups.readGeneration(in);
             int count = Wire.readCount(in, 2 + 4 + 8, "offset");
             Map<TopicPartition, Long> offsets = new LinkedHashMap<>();
             for (int i = 0; i < count; i++) {
@@ -41,7 +47,7 @@ public final class OffsetCommit {
                 offsets.put(tp, offset);
             }
             Wire.expectEnd(in, "offset commit request");
-            return new Request(groupId, offsets);
+            return new Request(groupId, memberId, generation, offsets);
         }
     }
 }

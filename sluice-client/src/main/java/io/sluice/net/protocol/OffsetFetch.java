@@ -9,9 +9,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * OFFSET_FETCH: a group's committed next-offsets.
+ * OFFSET_FETCH (v1): a group's committed next-offsets, read by the member that owns the partitions in
+ * {@code generation} (memberId null: an unfenced read, for tools).
  * <pre>
- * request:  groupId string | partitions array of  topic string | partition int32
+ * request:  groupId string | memberId string | generation int32 | partitions array of  topic string | partition int32
  * response: offsets array of  topic string | partition int32 | offset int64 (-1: nothing committed)
  * </pre>
  */
@@ -21,9 +22,11 @@ public final class OffsetFetch {
     private OffsetFetch() {
     }
 
-    public record Request(String groupId, List<TopicPartition> partitions) {
+    public record Request(String groupId, String memberId, int generation, List<TopicPartition> partitions) {
         public void encode(ByteBuf out) {
             Wire.writeString(out, groupId);
+            Wire.writeString(out, memberId);
+            out.writeInt(generation);
             out.writeInt(partitions.size());
             for (TopicPartition tp : partitions) {
                 Groups.writePartition(out, tp);
@@ -32,13 +35,15 @@ public final class OffsetFetch {
 
         public static Request decode(ByteBuf in) {
             String groupId = Wire.readRequiredString(in, "groupId");
+            String memberId = Wire.readString(in);
+            int generation = Groups.readGeneration(in);
             int count = Wire.readCount(in, 2 + 4, "partition");
             List<TopicPartition> partitions = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
                 partitions.add(Groups.readPartition(in));
             }
             Wire.expectEnd(in, "offset fetch request");
-            return new Request(groupId, partitions);
+            return new Request(groupId, memberId, generation, partitions);
         }
     }
 

@@ -3,6 +3,7 @@ package io.sluice.net.protocol;
 import io.netty.buffer.ByteBuf;
 import io.sluice.core.Acks;
 import io.sluice.core.ProducerRecord;
+import io.sluice.core.SluiceException;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -32,6 +33,15 @@ public final class Produce {
         }
 
         public static Request decode(ByteBuf in) {
+            return decode(in, Integer.MAX_VALUE);
+        }
+
+        /**
+         * Decodes the request, first checking every record's size from its length fields alone (the same size as
+         * {@link ProducerRecord#serializedSize()}): a record larger than {@code maxEventSize} fails with
+         * {@link SluiceException.RecordTooLargeException} before any record of the batch is decoded into objects.
+         */
+        public static Request decode(ByteBuf in, int maxEventSize) {
             byte acksId = Wire.readByte(in);
             if (acksId < 0 || acksId >= Acks.values().length) {
                 throw new ProtocolException("unknown acks " + acksId);
@@ -42,6 +52,9 @@ public final class Produce {
                 throw new ProtocolException("negative partition " + partition);
             }
             int count = Wire.readCount(in, RecordCodec.MIN_PRODUCED_RECORD_SIZE, "record");
+            if (maxEventSize < Integer.MAX_VALUE) {
+                RecordCodec.checkProducedSizes(in, count, maxEventSize);
+            }
             List<ProducerRecord> records = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
                 records.add(RecordCodec.readProduced(in, topic, partition));

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.sluice.core.ConsumerRecord;
 import io.sluice.core.Header;
 import io.sluice.core.ProducerRecord;
+import io.sluice.core.SluiceException;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -39,6 +40,74 @@ public final class RecordCodec {
             size += MIN_HEADER_SIZE + h.key().length() * 3 + h.value().length;
         }
         return size;
+    }
+
+    /**
+     * Walks {@code count} produced records from the reader index (which it leaves unchanged) using only their length
+     * fields, and fails with {@link SluiceException.RecordTooLargeException} at the first one whose
+     * {@link ProducerRecord#serializedSize()} would exceed {@code maxEventSize}. Nothing is allocated; a malformed
+     * length is a {@link ProtocolException}.
+     */
+    public static void checkProducedSizes(ByteBuf in, int count, int maxEventSize) {
+        int at = in.readerIndex();
+        int end = in.writerIndex();
+        for (int i = 0; i < count; i++) {
+            need(at, 8 + 4, end, "record");
+            at += 8; // timestamp
+            int keyLength = in.getInt(at);
+            at += 4;
+            if (keyLength < -1) {
+                throw new ProtocolException("negative bytes length " + keyLength);
+            }
+            long size = 8 + 8 + 4 + 2 + 4 + Math.max(0, keyLength); // as ProducerRecord.serializedSize()
+            at = skip(at, Math.max(0, keyLength), end, "record key");
+            need(at, 4, end, "record value length");
+            int valueLength = in.getInt(at);
+            at += 4;
+            if (valueLength < 0) {
+                throw new ProtocolException(valueLength == -1 ? "record value must not be null" : "negative bytes length " + valueLength);
+            }
+            size += valueLength;
+            at = skip(at, valueLength, end, "record value");
+            need(at, 4, end, "header count");
+            int headers = in.getInt(at);
+            at += 4;
+            if (headers < 0 || (long) headers * MIN_HEADER_SIZE > end - at) {
+                throw new ProtocolException("header count " + headers + " does not fit the frame");
+            }
+            for (int h = 0; h < headers; h++) {
+                need(at, 2, end, "header key length");
+                short keyBytes = in.getShort(at);
+                at += 2;
+                if (keyBytes < 0) {
+                    throw new ProtocolException("header key must not be null");
+                }
+                at = skip(at, keyBytes, end, "header key");
+                need(at, 4, end, "header value length");
+                int valueBytes = in.getInt(at);
+                at += 4;
+                if (valueBytes < 0) {
+                    throw new ProtocolException("header value must not be null");
+                }
+                at = skip(at, valueBytes, end, "header value");
+                size += 2 + keyBytes + 4 + valueBytes;
+            }
+            if (size > maxEventSize) {
+                throw new SluiceException.RecordTooLargeException("record " + i + " of " + size
+                        + " bytes exceeds maxEventSize=" + maxEventSize + "; nothing of the batch was written");
+            }
+        }
+    }
+
+    private static void need(int at, int n, int end, String what) {
+        if (end - at < n) {
+            throw new ProtocolException("truncated " + what + ": need " + n + " bytes, " + (end - at) + " left");
+        }
+    }
+
+    private static int skip(int at, int n, int end, String what) {
+        need(at, n, end, what);
+        return at + n;
     }
 
     public static ProducerRecord readProduced(ByteBuf in, String topic, int partition) {

@@ -77,4 +77,33 @@ class FrameDecoderTest {
                 .hasMessageContaining("shorter than");
         ch.finishAndReleaseAll();
     }
+
+    @Test
+    void aLowerLimitInForceRefusesALongerFrameFromItsLengthFieldAndCanBeLifted() {
+        FrameDecoder decoder = FrameDecoder.forRequests(1 << 20);
+        decoder.limit(256);
+        EmbeddedChannel ch = new EmbeddedChannel(decoder);
+        ByteBuf small = requestFrame(200);
+        ch.writeInbound(small);
+        ByteBuf f = ch.readInbound();
+        assertThat(f.readableBytes()).isEqualTo(208);
+        f.release();
+        // 64 KiB announced, only its length field and header sent: refused at once, nothing of a body waited for
+        ByteBuf header = Unpooled.buffer().writeInt(64 << 10).writeShort(ApiKey.PRODUCE.id).writeShort(0).writeInt(1);
+        assertThatThrownBy(() -> ch.writeInbound(header))
+                .isInstanceOf(FrameDecoder.LimitExceededException.class)
+                .hasMessageContaining("65536").hasMessageContaining("256");
+        ch.finishAndReleaseAll();
+
+        FrameDecoder lifted = FrameDecoder.forRequests(1 << 20);
+        lifted.limit(256);
+        lifted.limit(Integer.MAX_VALUE); // capped at maxFrameSize
+        assertThat(lifted.limit()).isEqualTo(1 << 20);
+        EmbeddedChannel ok = new EmbeddedChannel(lifted);
+        ok.writeInbound(requestFrame(64 << 10));
+        ByteBuf big = ok.readInbound();
+        assertThat(big.readableBytes()).isEqualTo(8 + (64 << 10));
+        big.release();
+        ok.finishAndReleaseAll();
+    }
 }

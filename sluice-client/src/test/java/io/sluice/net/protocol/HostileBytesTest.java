@@ -49,6 +49,7 @@ class HostileBytesTest {
         DECODERS.put("offset fetch response", OffsetFetch.Response::decode);
         DECODERS.put("join request", Groups.JoinRequest::decode);
         DECODERS.put("member request", Groups.MemberRequest::decode);
+        DECODERS.put("heartbeat request", Groups.HeartbeatRequest::decode);
         DECODERS.put("membership", in -> Groups.readMembership(in, "g"));
         DECODERS.put("authenticate request", Authenticate.Request::decode);
         DECODERS.put("api versions response", ApiVersions.Response::decode);
@@ -134,9 +135,13 @@ class HostileBytesTest {
     @Test
     void regressions() {
         // negative partition in a topic-partition pair must not reach TopicPartition's IllegalArgumentException
-        byte[] negativePartition = Unpooled.buffer().writeShort(1).writeByte('g').writeInt(1)
+        byte[] negativePartition = Unpooled.buffer().writeShort(1).writeByte('g').writeShort(-1).writeInt(-1).writeInt(1)
                 .writeShort(1).writeByte('t').writeInt(-1).array();
-        decodeSafely("offset fetch request", OffsetFetch.Request::decode, java.util.Arrays.copyOf(negativePartition, 13));
+        decodeSafely("offset fetch request", OffsetFetch.Request::decode, java.util.Arrays.copyOf(negativePartition, 20));
+        // a generation below -1 is malformed, not a number the coordinator has to interpret
+        byte[] badGeneration = Unpooled.buffer().writeShort(1).writeByte('g').writeShort(1).writeByte('m').writeInt(-7).array();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Groups.HeartbeatRequest.decode(
+                Unpooled.wrappedBuffer(java.util.Arrays.copyOf(badGeneration, 10)))).isInstanceOf(ProtocolException.class);
     }
 
     private record Sample(String name, Function<ByteBuf, ?> decoder, byte[] bytes) {
@@ -158,8 +163,8 @@ class HostileBytesTest {
                 sample("produce request", Produce.Request::decode, new Produce.Request(Acks.JOURNAL, "topic", 1, List.of(r, r))::encode),
                 sample("fetch request", Fetch.Request::decode, new Fetch.Request(10, 100, List.of(new Fetch.PartitionRequest(tp, 3, 50)))::encode),
                 sample("create topic request", CreateTopic.Request::decode, new CreateTopic.Request(TopicConfig.of("topic", 3), false)::encode),
-                sample("offset commit request", OffsetCommit.Request::decode, new OffsetCommit.Request("g", Map.of(tp, 5L))::encode),
-                sample("join request", Groups.JoinRequest::decode, new Groups.JoinRequest("g", "topic", "m", "c", 1000)::encode),
+                sample("offset commit request", OffsetCommit.Request::decode, new OffsetCommit.Request("g", "m", 2, Map.of(tp, 5L))::encode),
+                sample("join request", Groups.JoinRequest::decode, new Groups.JoinRequest("g", "topic", "m", 4, "c", 1000)::encode),
                 sample("metadata request", Metadata.Request::decode, new Metadata.Request(List.of("a", "b"))::encode),
                 sample("list offsets request", ListOffsets.Request::decode, new ListOffsets.Request("topic", List.of(0, 1))::encode));
     }

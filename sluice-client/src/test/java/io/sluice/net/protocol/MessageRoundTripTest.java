@@ -99,16 +99,16 @@ class MessageRoundTripTest {
     void groupOffsetAndListOffsetMessagesRoundTrip() {
         TopicPartition tp = new TopicPartition("t", 3);
         ByteBuf b = Unpooled.buffer();
-        new Groups.JoinRequest("g", "t", null, "c", 5000).encode(b);
-        assertThat(Groups.JoinRequest.decode(b)).isEqualTo(new Groups.JoinRequest("g", "t", null, "c", 5000));
+        new Groups.JoinRequest("g", "t", null, -1, "c", 5000).encode(b);
+        assertThat(Groups.JoinRequest.decode(b)).isEqualTo(new Groups.JoinRequest("g", "t", null, -1, "c", 5000));
 
         ByteBuf m = Unpooled.buffer();
         Groups.writeMembership(m, new ConsumerGroups.Membership("g", "m-1", 4, Set.of(tp)));
         assertThat(Groups.readMembership(m, "g")).isEqualTo(new ConsumerGroups.Membership("g", "m-1", 4, Set.of(tp)));
 
         ByteBuf oc = Unpooled.buffer();
-        new OffsetCommit.Request("g", Map.of(tp, 17L)).encode(oc);
-        assertThat(OffsetCommit.Request.decode(oc).offsets()).containsEntry(tp, 17L);
+        new OffsetCommit.Request("g", "m-1", 3, Map.of(tp, 17L)).encode(oc);
+        assertThat(OffsetCommit.Request.decode(oc)).isEqualTo(new OffsetCommit.Request("g", "m-1", 3, Map.of(tp, 17L)));
 
         ByteBuf of = Unpooled.buffer();
         new OffsetFetch.Response(Map.of(tp, -1L)).encode(of);

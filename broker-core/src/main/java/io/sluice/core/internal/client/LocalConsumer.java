@@ -19,13 +19,17 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The embedded consumer: one {@link JournalReader} per assigned partition, read round-robin. Group membership
- * is refreshed by a heartbeat on every poll; a changed generation swaps the readers (revoked partitions are
- * dropped without committing — their uncommitted events go to the new owner: at-least-once).
+ * is refreshed by a heartbeat on every poll. When the group rebalances (the heartbeat answers
+ * {@code REBALANCE_IN_PROGRESS}) the consumer drops every partition without committing — their uncommitted events go
+ * to the next owner: at-least-once — and rejoins; until the new generation starts it reads nothing.
  */
 public final class LocalConsumer implements Consumer {
+    private static final Logger LOG = LoggerFactory.getLogger(LocalConsumer.class);
 
     /** What the consumer needs from the broker. */
     public interface Journals {
@@ -50,7 +54,11 @@ public final class LocalConsumer implements Consumer {
     private final Map<TopicPartition, JournalReader> readers = new LinkedHashMap<>();
     private String topic;
     private String memberId;
-    private int generation = -1;
+    /** the generation of the current assignment (last given by the group) */
+    private int generation = ConsumerGroups.NO_GENERATION;
+    /** joined, waiting for the rebalance to complete */
+    private boolean pending;
+    private long skippedByRetention;
     private int nextReader;
     private boolean closed;
 
@@ -76,14 +84,17 @@ public final class LocalConsumer implements Consumer {
             this.topic = topic;
             return;
         }
-        ConsumerGroups.Membership m = journals.groups().join(config.groupId(), topic, null, config.clientId(), config.sessionTimeoutMillis());
         this.topic = topic;
-        this.memberId = m.memberId();
-        apply(m);
+        apply(journals.groups().join(config.groupId(), topic, null, ConsumerGroups.NO_GENERATION, config.clientId(),
+                config.sessionTimeoutMillis()));
     }
 
     private void apply(ConsumerGroups.Membership m) {
-        if (m.generation() != generation) {
+        memberId = m.memberId();
+        pending = m.pending();
+        if (pending) {
+            setAssignment(Set.of());
+        } else if (m.generation() != generation || !m.assignment().equals(readers.keySet())) {
             generation = m.generation();
             setAssignment(m.assignment());
         }
@@ -109,23 +120,56 @@ public final class LocalConsumer implements Consumer {
 
     private void initialPosition(TopicPartition tp, JournalReader reader) {
         if (config.groupId() != null) {
-            OptionalLong committed = journals.groups().committed(config.groupId(), tp);
-            if (committed.isPresent() && committed.getAsLong() >= journals.startOffset(tp)
-                    && committed.getAsLong() <= journals.endOffset(tp)) {
-                reader.seek(committed.getAsLong());
+            OptionalLong committed = journals.groups().committed(config.groupId(), memberId, generation, tp);
+            if (committed.isPresent()) {
+                long c = committed.getAsLong();
+                long start = journals.startOffset(tp);
+                long end = journals.endOffset(tp);
+                if (c >= start && c <= end) {
+                    reader.seek(c);
+                    return;
+                }
+                if (c < start) {
+                    reset(tp, reader, c, "committed offset " + c + " was removed by retention (first retained: " + start + ")");
+                    return;
+                }
+                reset(tp, reader, -1, "committed offset " + c + " is past the end " + end);
                 return;
             }
         }
-        reset(tp, reader);
+        reset(tp, reader, -1, "no committed offset");
     }
 
-    private void reset(TopicPartition tp, JournalReader reader) {
+    /**
+     * Applies {@link ConsumerConfig#offsetReset()}; never silently: {@code NONE} throws, the others log and count the
+     * offsets that retention removed before they were read ({@link #skippedByRetention()}).
+     *
+     * @param from the position that could not be read (-1: nothing was lost, e.g. no committed offset yet)
+     */
+    private void reset(TopicPartition tp, JournalReader reader, long from, String why) {
         OffsetReset policy = config.offsetReset();
-        switch (policy) {
-            case EARLIEST -> reader.seek(journals.startOffset(tp));
-            case LATEST -> reader.seek(journals.endOffset(tp));
-            default -> throw new SluiceException.OffsetOutOfRangeException(tp + ": no valid committed offset and offsetReset=NONE");
+        long to = switch (policy) {
+            case EARLIEST -> journals.startOffset(tp);
+            case LATEST -> journals.endOffset(tp);
+            default -> throw new SluiceException.OffsetOutOfRangeException(tp + ": " + why + " and offsetReset=NONE");
+        };
+        reader.seek(to);
+        if (from >= 0) {
+            long skipped = Math.max(0, Math.min(to, journals.startOffset(tp)) - from);
+            skippedByRetention += skipped;
+            LOG.warn("{}: {}; offsetReset={} moves to {}: {} offsets were never read", tp, why, policy, to, skipped);
         }
+    }
+
+    @Override
+    public long skippedByRetention() {
+        return skippedByRetention;
+    }
+
+    @Override
+    public java.util.Optional<ConsumerGroups.Membership> groupMembership() {
+        return memberId == null || pending ? java.util.Optional.empty()
+                : java.util.Optional.of(new ConsumerGroups.Membership(config.groupId(), memberId, generation, assignment()));
     }
 
     @Override
@@ -197,18 +241,27 @@ public final class LocalConsumer implements Consumer {
         }
     }
 
+    /** Heartbeat, or rejoin while a rebalance is pending; a refused heartbeat drops every partition first. */
     private void heartbeat() {
+        ConsumerGroups groups = journals.groups();
         try {
-            apply(journals.groups().heartbeat(config.groupId(), memberId));
-        } catch (SluiceException e) {
-            if (e.code() != SluiceException.Code.UNKNOWN_MEMBER) {
-                throw e;
+            if (pending) {
+                apply(groups.join(config.groupId(), topic, memberId, generation, config.clientId(), config.sessionTimeoutMillis()));
+            } else {
+                apply(groups.heartbeat(config.groupId(), memberId, generation));
             }
-            // our session expired (we did not poll in time): rejoin as a new member
-            ConsumerGroups.Membership m = journals.groups().join(config.groupId(), topic, null, config.clientId(), config.sessionTimeoutMillis());
-            memberId = m.memberId();
-            generation = -1;
-            apply(m);
+        } catch (SluiceException.RebalanceInProgressException | SluiceException.IllegalGenerationException e) {
+            LOG.debug("group '{}': {}; revoking {} and rejoining", config.groupId(), e.getMessage(), readers.keySet());
+            setAssignment(Set.of());
+            apply(groups.join(config.groupId(), topic, memberId, generation, config.clientId(), config.sessionTimeoutMillis()));
+        } catch (SluiceException.UnknownMemberException | SluiceException.FencedMemberException e) {
+            // our session expired (we did not poll in time) or the id is taken: join as a new member
+            LOG.info("group '{}': {}; joining as a new member", config.groupId(), e.getMessage());
+            setAssignment(Set.of());
+            memberId = null;
+            generation = ConsumerGroups.NO_GENERATION;
+            apply(groups.join(config.groupId(), topic, null, ConsumerGroups.NO_GENERATION, config.clientId(),
+                    config.sessionTimeoutMillis()));
         }
     }
 
@@ -228,7 +281,7 @@ public final class LocalConsumer implements Consumer {
                 });
             } catch (SluiceException.OffsetOutOfRangeException e) {
                 // retention removed what we were about to read
-                reset(r.partition(), r);
+                reset(r.partition(), r, r.position(), e.getMessage());
             }
         }
         nextReader = (nextReader + 1) % all.length;
@@ -247,7 +300,7 @@ public final class LocalConsumer implements Consumer {
         if (config.groupId() == null) {
             throw new IllegalStateException("commit needs a groupId in the ConsumerConfig");
         }
-        journals.groups().commit(config.groupId(), offsets);
+        journals.groups().commit(config.groupId(), memberId, memberId == null ? ConsumerGroups.NO_GENERATION : generation, offsets);
     }
 
     @Override

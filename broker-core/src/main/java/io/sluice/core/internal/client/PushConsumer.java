@@ -57,7 +57,7 @@ public final class PushConsumer implements ConsumerRunner, Runnable {
                     handler.onRecords(batch);
                     delivered += batch.size();
                     if (commit) {
-                        consumer.commitSync();
+                        commit();
                     }
                     backoff = 1_000_000;
                 } catch (Exception e) {
@@ -74,6 +74,15 @@ public final class PushConsumer implements ConsumerRunner, Runnable {
             LOG.error("push consumer of '{}' stopped on an unexpected error", topic, e);
         } finally {
             consumer.close();
+        }
+    }
+
+    /** A refused commit (a newer generation owns the partitions) is not the handler's failure: the new owner redelivers. */
+    private void commit() {
+        try {
+            consumer.commitSync();
+        } catch (SluiceException.GroupException e) {
+            LOG.info("commit of '{}' refused ({}); the partitions' next owner delivers those records again", topic, e.getMessage());
         }
     }
 

@@ -4,6 +4,9 @@ import io.sluice.core.ConsumerGroups;
 import io.sluice.core.EpochClock;
 import io.sluice.core.SluiceException;
 import io.sluice.core.TopicPartition;
+import io.sluice.core.internal.NamedThreadFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -15,21 +18,39 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
- * Consumer-group membership and committed offsets. Membership changes and commits are rare next to events
- * (a commit covers a whole poll), so one monitor guards the state: simple, and never on the per-event path.
- * Assignment is range-based over members sorted by id, recomputed whenever a member joins, leaves or expires.
+ * Consumer-group membership with generations (Kafka's eager rebalance protocol) and committed offsets.
+ *
+ * <p>Membership changes and commits are rare next to events (a commit covers a whole poll), so one monitor guards
+ * the state: simple, and never on the per-event path. A commit's fsync runs under it too (a few milliseconds,
+ * against session timeouts of seconds).
+ *
+ * <p>States of a group: <b>stable</b> (every member holds its assignment of the current generation) and
+ * <b>rebalancing</b> (a member joined, left or expired; the current generation's members keep their partitions
+ * until they rejoin). The rebalance completes — generation + 1, range assignment over the members sorted by id —
+ * when every member has rejoined since it started (a rejoin means "I stopped reading"), members that do not
+ * rejoin being removed when their session expires. Sessions are checked by a timer
+ * ({@value #EXPIRY_CHECK_MILLIS} ms) as well as on every call, with the injected clock.
  */
-public final class GroupCoordinator implements ConsumerGroups {
+public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(GroupCoordinator.class);
+    static final long EXPIRY_CHECK_MILLIS = 50;
+
     private final OffsetStore store;
     private final Function<String, Set<TopicPartition>> partitionsOfTopic;
     private final EpochClock clock;
     private final Map<String, Group> groups = new HashMap<>();
+    /** generation of dropped (empty) groups, so a group that comes back keeps counting up: generations never repeat */
+    private final Map<String, Integer> droppedGenerations = new HashMap<>();
     private final Map<String, Map<TopicPartition, Long>> committed;
     private final AtomicLong memberIds = new AtomicLong();
+    private final ScheduledExecutorService timer;
 
     /**
      * @param partitionsOfTopic the partitions of a topic; throws UnknownTopicException for an unknown topic
@@ -39,11 +60,14 @@ public final class GroupCoordinator implements ConsumerGroups {
         this.partitionsOfTopic = partitionsOfTopic;
         this.clock = clock;
         this.committed = store.loadAll();
+        this.timer = Executors.newSingleThreadScheduledExecutor(new NamedThreadFactory("sluice-group-sessions"));
+        timer.scheduleWithFixedDelay(this::expireSessions, EXPIRY_CHECK_MILLIS, EXPIRY_CHECK_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     private static final class Group {
         final String topic;
         int generation;
+        boolean rebalancing;
         final TreeMap<String, Member> members = new TreeMap<>();
 
         Group(String topic) {
@@ -53,8 +77,14 @@ public final class GroupCoordinator implements ConsumerGroups {
 
     private static final class Member {
         final String clientId;
-        final long sessionTimeoutMillis;
+        long sessionTimeoutMillis;
         long lastSeenMillis;
+        /** the generation of {@link #assignment}; NO_GENERATION before the member's first completed rebalance */
+        int generation = NO_GENERATION;
+        /** the generation last returned to the member: what it must present when it rejoins */
+        int givenGeneration = NO_GENERATION;
+        /** rejoined since the current rebalance started (so it stopped reading) */
+        boolean rejoined;
         Set<TopicPartition> assignment = Set.of();
 
         Member(String clientId, long sessionTimeoutMillis, long now) {
@@ -65,65 +95,117 @@ public final class GroupCoordinator implements ConsumerGroups {
     }
 
     @Override
-    public synchronized Membership join(String groupId, String topic, String memberId, String clientId, long sessionTimeoutMillis) {
-        Set<TopicPartition> partitions = partitionsOfTopic.apply(topic);
-        Group group = groups.computeIfAbsent(groupId, g -> new Group(topic));
-        if (!group.topic.equals(topic)) {
-            if (group.members.isEmpty()) {
+    public synchronized Membership join(String groupId, String topic, String memberId, int generation, String clientId,
+                                        long sessionTimeoutMillis) {
+        partitionsOfTopic.apply(topic); // UnknownTopicException
+        long now = clock.epochMillis();
+        Group group = groups.get(groupId);
+        if (group != null) {
+            expire(groupId, group, now);
+            group = groups.get(groupId);
+        }
+        if (group != null && !group.topic.equals(topic)) {
+            throw SluiceException.InvalidConfigException.of("group '" + groupId + "' topic", topic,
+                    "must be the topic its members consume, '" + group.topic + "'");
+        }
+        Member member;
+        String id;
+        if (memberId == null) {
+            if (group == null) {
                 group = new Group(topic);
+                group.generation = droppedGenerations.getOrDefault(groupId, 0);
                 groups.put(groupId, group);
-            } else {
-                throw SluiceException.InvalidConfigException.of("group '" + groupId + "' topic", topic,
-                        "must be the topic its members consume, '" + group.topic + "'");
+            }
+            id = clientId + "-" + memberIds.incrementAndGet() + "-" + Long.toHexString(System.nanoTime());
+            member = new Member(clientId, sessionTimeoutMillis, now);
+            startRebalance(groupId, group, "member " + id + " joined");
+            group.members.put(id, member);
+            member.rejoined = true;
+        } else {
+            member = group == null ? null : group.members.get(memberId);
+            if (member == null) {
+                throw new SluiceException.UnknownMemberException("member '" + memberId + "' is not in group '" + groupId
+                        + "' (expired or left): join with no member id");
+            }
+            if (generation != member.givenGeneration) {
+                throw new SluiceException.FencedMemberException("member '" + memberId + "' of group '" + groupId
+                        + "' was last given generation " + member.givenGeneration + ", not " + generation
+                        + ": another incarnation uses this id; join with no member id");
+            }
+            id = memberId;
+            member.lastSeenMillis = now;
+            member.sessionTimeoutMillis = sessionTimeoutMillis;
+            if (group.rebalancing) {
+                member.rejoined = true;
             }
         }
-        long now = clock.epochMillis();
-        expire(group, now);
-        String id = memberId != null && group.members.containsKey(memberId) ? memberId
-                : (memberId != null ? memberId : clientId + "-" + memberIds.incrementAndGet() + "-" + Long.toHexString(System.nanoTime()));
-        Member existing = group.members.get(id);
-        if (existing == null) {
-            group.members.put(id, new Member(clientId, sessionTimeoutMillis, now));
-            rebalance(group, partitions);
-        } else {
-            existing.lastSeenMillis = now;
-        }
-        return membership(groupId, id, group);
+        tryComplete(groupId, group);
+        return membership(groupId, id, group, member);
     }
 
     @Override
-    public synchronized Membership heartbeat(String groupId, String memberId) {
+    public synchronized Membership heartbeat(String groupId, String memberId, int generation) {
         Group group = groups.get(groupId);
         long now = clock.epochMillis();
         if (group != null) {
-            expire(group, now);
+            expire(groupId, group, now);
         }
-        Member m = group == null ? null : group.members.get(memberId);
-        if (m == null) {
-            throw new SluiceException(SluiceException.Code.UNKNOWN_MEMBER,
-                    "member '" + memberId + "' is not in group '" + groupId + "' (expired or left): rejoin");
+        Member m = member(groupId, memberId);
+        group = groups.get(groupId);
+        if (group.rebalancing) {
+            if (m.rejoined) {
+                m.lastSeenMillis = now; // waiting for the others; it keeps calling join
+            }
+            throw new SluiceException.RebalanceInProgressException("group '" + groupId + "' is rebalancing (generation "
+                    + group.generation + " ends): stop reading its partitions and rejoin");
+        }
+        if (generation != group.generation) {
+            throw illegalGeneration(groupId, memberId, generation, group);
         }
         m.lastSeenMillis = now;
-        return membership(groupId, memberId, group);
+        return membership(groupId, memberId, group, m);
     }
 
     @Override
     public synchronized void leave(String groupId, String memberId) {
         Group group = groups.get(groupId);
         if (group != null && group.members.remove(memberId) != null) {
-            rebalance(group, partitionsOfTopic.apply(group.topic));
+            if (group.members.isEmpty()) {
+                dropEmpty(groupId);
+            } else {
+                startRebalance(groupId, group, "member " + memberId + " left");
+                tryComplete(groupId, group);
+            }
         }
     }
 
     @Override
-    public synchronized void commit(String groupId, Map<TopicPartition, Long> offsets) {
+    public synchronized void commit(String groupId, String memberId, int generation, Map<TopicPartition, Long> offsets) {
         if (offsets.isEmpty()) {
             return;
         }
-        Map<TopicPartition, Long> current = new HashMap<>(committed.getOrDefault(groupId, Map.of()));
-        current.putAll(offsets);
-        store.store(groupId, current);
-        committed.put(groupId, current);
+        checkOwner(groupId, memberId, generation, offsets.keySet(), "commit");
+        Map<TopicPartition, Long> current = committed.getOrDefault(groupId, Map.of());
+        for (Map.Entry<TopicPartition, Long> e : offsets.entrySet()) {
+            Long before = current.get(e.getKey());
+            if (e.getValue() < 0) {
+                throw SluiceException.InvalidConfigException.of("committed offset of " + e.getKey(), e.getValue(), "must be >= 0");
+            }
+            if (before != null && e.getValue() < before) {
+                throw new SluiceException.OffsetRegressionException("group '" + groupId + "': commit of " + e.getKey() + " at "
+                        + e.getValue() + " would move the committed offset back from " + before
+                        + " (committed offsets only grow; resetOffsets moves them back on a group without members)");
+            }
+        }
+        write(groupId, offsets);
+    }
+
+    @Override
+    public synchronized OptionalLong committed(String groupId, String memberId, int generation, TopicPartition partition) {
+        if (memberId != null) {
+            checkOwner(groupId, memberId, generation, Set.of(partition), "offset fetch");
+        }
+        return committed(groupId, partition);
     }
 
     @Override
@@ -133,16 +215,81 @@ public final class GroupCoordinator implements ConsumerGroups {
     }
 
     @Override
+    public synchronized void resetOffsets(String groupId, Map<TopicPartition, Long> offsets) {
+        Group group = groups.get(groupId);
+        if (group != null) {
+            expire(groupId, group, clock.epochMillis());
+        }
+        if (groups.containsKey(groupId)) {
+            throw new SluiceException.NonEmptyGroupException("group '" + groupId + "' has members "
+                    + groups.get(groupId).members.keySet() + ": stop them before resetting its offsets");
+        }
+        for (Map.Entry<TopicPartition, Long> e : offsets.entrySet()) {
+            if (e.getValue() < 0) {
+                throw SluiceException.InvalidConfigException.of("reset offset of " + e.getKey(), e.getValue(), "must be >= 0");
+            }
+        }
+        write(groupId, offsets);
+        LOG.info("group '{}': offsets reset to {}", groupId, offsets);
+    }
+
+    private void write(String groupId, Map<TopicPartition, Long> offsets) {
+        Map<TopicPartition, Long> next = new HashMap<>(committed.getOrDefault(groupId, Map.of()));
+        next.putAll(offsets);
+        store.store(groupId, next);
+        committed.put(groupId, next);
+    }
+
+    /** The member exists, {@code generation} is current (or ending, during a rebalance) and it owns the partitions. */
+    private void checkOwner(String groupId, String memberId, int generation, Set<TopicPartition> partitions, String what) {
+        Group group = groups.get(groupId);
+        if (group != null) {
+            expire(groupId, group, clock.epochMillis());
+            group = groups.get(groupId);
+        }
+        if (memberId == null) {
+            if (group != null) {
+                throw new SluiceException.IllegalGenerationException("group '" + groupId + "' has members "
+                        + group.members.keySet() + ": a " + what + " without a member id and generation is refused");
+            }
+            return;
+        }
+        Member m = member(groupId, memberId);
+        if (generation != group.generation || m.generation != group.generation) {
+            throw illegalGeneration(groupId, memberId, generation, group);
+        }
+        for (TopicPartition tp : partitions) {
+            if (!m.assignment.contains(tp)) {
+                throw new SluiceException.IllegalGenerationException("group '" + groupId + "': " + tp
+                        + " is not assigned to member '" + memberId + "' in generation " + generation + " (" + what + " refused)");
+            }
+        }
+    }
+
+    private Member member(String groupId, String memberId) {
+        Group group = groups.get(groupId);
+        Member m = group == null ? null : group.members.get(memberId);
+        if (m == null) {
+            throw new SluiceException.UnknownMemberException("member '" + memberId + "' is not in group '" + groupId
+                    + "' (expired or left): join with no member id");
+        }
+        return m;
+    }
+
+    private static SluiceException illegalGeneration(String groupId, String memberId, int generation, Group group) {
+        return new SluiceException.IllegalGenerationException("group '" + groupId + "' is at generation " + group.generation
+                + (group.rebalancing ? " (rebalancing)" : "") + ", member '" + memberId + "' presented " + generation + ": rejoin");
+    }
+
+    @Override
     public synchronized List<GroupDescription> describe() {
         List<GroupDescription> out = new ArrayList<>();
         Set<String> ids = new TreeSet<>(committed.keySet());
         ids.addAll(groups.keySet());
-        long now = clock.epochMillis();
         for (String id : ids) {
             Group g = groups.get(id);
             Map<String, Set<TopicPartition>> members = new LinkedHashMap<>();
             if (g != null) {
-                expire(g, now);
                 g.members.forEach((mid, m) -> members.put(mid, m.assignment));
             }
             out.add(new GroupDescription(id, g == null ? null : g.topic, g == null ? 0 : g.generation, members,
@@ -161,33 +308,92 @@ public final class GroupCoordinator implements ConsumerGroups {
         groups.values().removeIf(g -> g.topic.equals(topic));
     }
 
-    private void expire(Group group, long now) {
-        boolean removed = group.members.values().removeIf(m -> now - m.lastSeenMillis > m.sessionTimeoutMillis);
-        if (removed) {
-            rebalance(group, partitionsOfTopic.apply(group.topic));
+    /** Removes every member whose session expired (the timer calls this; tests with a manual clock may too). */
+    public synchronized void expireSessions() {
+        long now = clock.epochMillis();
+        for (String groupId : new ArrayList<>(groups.keySet())) {
+            Group g = groups.get(groupId);
+            if (g != null) {
+                expire(groupId, g, now);
+            }
         }
     }
 
-    private static void rebalance(Group group, Set<TopicPartition> partitions) {
-        group.generation++;
-        List<TopicPartition> sorted = new ArrayList<>(new TreeSet<>(partitions));
-        int n = group.members.size();
-        if (n == 0) {
+    private void expire(String groupId, Group group, long now) {
+        List<String> expired = new ArrayList<>();
+        group.members.forEach((id, m) -> {
+            if (now - m.lastSeenMillis > m.sessionTimeoutMillis) {
+                expired.add(id);
+            }
+        });
+        if (expired.isEmpty()) {
             return;
         }
-        int i = 0;
+        expired.forEach(group.members::remove);
+        LOG.info("group '{}': session of {} expired", groupId, expired);
+        if (group.members.isEmpty()) {
+            dropEmpty(groupId);
+        } else {
+            startRebalance(groupId, group, "sessions of " + expired + " expired");
+            tryComplete(groupId, group);
+        }
+    }
+
+    private void dropEmpty(String groupId) {
+        Group g = groups.remove(groupId);
+        if (g != null) {
+            droppedGenerations.put(groupId, g.generation);
+        }
+        LOG.debug("group '{}' has no members left: dropped (its committed offsets stay)", groupId);
+    }
+
+    private static void startRebalance(String groupId, Group group, String why) {
+        if (!group.rebalancing) {
+            group.rebalancing = true;
+            group.members.values().forEach(m -> m.rejoined = false);
+            LOG.debug("group '{}': rebalance after generation {}: {}", groupId, group.generation, why);
+        }
+    }
+
+    /** Completes the rebalance once every member rejoined: the new generation's assignment. */
+    private void tryComplete(String groupId, Group group) {
+        if (!group.rebalancing || group.members.isEmpty()) {
+            return;
+        }
+        for (Member m : group.members.values()) {
+            if (!m.rejoined) {
+                return;
+            }
+        }
+        group.generation++;
+        group.rebalancing = false;
+        List<TopicPartition> sorted = new ArrayList<>(new TreeSet<>(partitionsOfTopic.apply(group.topic)));
+        int n = group.members.size();
         int perMember = sorted.size() / n;
         int extra = sorted.size() % n;
         int next = 0;
+        int i = 0;
         for (Member m : group.members.values()) {
             int count = perMember + (i < extra ? 1 : 0);
             m.assignment = Set.copyOf(sorted.subList(next, next + count));
+            m.generation = group.generation;
+            m.rejoined = false;
             next += count;
             i++;
         }
+        LOG.debug("group '{}': generation {} with {} members", groupId, group.generation, n);
     }
 
-    private static Membership membership(String groupId, String memberId, Group group) {
-        return new Membership(groupId, memberId, group.generation, group.members.get(memberId).assignment);
+    private static Membership membership(String groupId, String memberId, Group group, Member m) {
+        if (group.rebalancing || m.generation != group.generation) {
+            return new Membership(groupId, memberId, NO_GENERATION, Set.of());
+        }
+        m.givenGeneration = m.generation;
+        return new Membership(groupId, memberId, m.generation, m.assignment);
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
     }
 }

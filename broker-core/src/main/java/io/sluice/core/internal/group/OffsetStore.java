@@ -2,16 +2,14 @@ package io.sluice.core.internal.group;
 
 import io.sluice.core.SluiceException;
 import io.sluice.core.TopicPartition;
+import io.sluice.core.internal.journal.DurableFiles;
 
 import java.io.IOException;
 import java.io.Reader;
-import java.io.Writer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
@@ -20,8 +18,9 @@ import java.util.TreeMap;
 /**
  * Committed offsets, one file per group ({@code <dataDir>/groups/<group>.offsets}, a properties file of
  * {@code topic/partition=nextOffset}). Each commit rewrites the group's file to a temporary file and renames it
- * over the old one, so a crash leaves either the old or the new commit, never a torn file. Rename survives a
- * process crash; an OS crash may lose the latest commits (delivery stays at-least-once). Guarded by the caller.
+ * over the old one, so a crash leaves either the old or the new commit, never a torn file. The temporary file and
+ * the directory are fsync'ed ({@link DurableFiles#replace}), so a commit that returned survives an OS crash too.
+ * Guarded by the caller.
  */
 final class OffsetStore {
     private static final String SUFFIX = ".offsets";
@@ -67,16 +66,10 @@ final class OffsetStore {
             p.setProperty(e.getKey().topic() + "/" + e.getKey().partition(), Long.toString(e.getValue()));
         }
         Path target = dir.resolve(encode(group) + SUFFIX);
-        Path tmp = dir.resolve(encode(group) + SUFFIX + ".tmp");
         try {
-            try (Writer w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
-                p.store(w, null);
-            }
-            try {
-                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
-            }
+            java.io.StringWriter w = new java.io.StringWriter();
+            p.store(w, null);
+            DurableFiles.replace(target, w.toString().getBytes(StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new SluiceException.JournalException("cannot commit offsets of group '" + group + "': " + e, e);
         }

@@ -15,6 +15,7 @@ import net.openhft.chronicle.queue.RollCycle;
 import net.openhft.chronicle.queue.TailerDirection;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueStore;
 import net.openhft.chronicle.wire.DocumentContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,9 +64,16 @@ public final class PartitionJournal implements AutoCloseable {
     private final long diskCheckIntervalBytes;
     private final java.nio.file.FileStore fileStore;
 
+    /** end offset covered by the last successful {@link #sync()}: everything below it is on disk. */
+    private volatile long syncedEndOffset;
+
     // journal-writer thread state
     private ExcerptAppender appender;
     private int lastCycle = Integer.MIN_VALUE;
+    /** cycles appended to since the last successful sync (usually one; two around a roll) */
+    private final java.util.TreeSet<Integer> unsyncedCycles = new java.util.TreeSet<>();
+    /** a cycle file was created since the last sync: its directory entry must be made durable too */
+    private boolean directoryUnsynced;
     private long bytesAtLastDiskCheck = Long.MIN_VALUE / 2; // check on the first append
     private boolean diskFull;
 
@@ -122,17 +130,71 @@ public final class PartitionJournal implements AutoCloseable {
                     }
                 }
             }
-            tailer.direction(TailerDirection.BACKWARD).toEnd();
-            try (DocumentContext dc = tailer.readingDocument()) {
-                if (dc.isPresent() && !dc.isMetaData()) {
-                    end = RecordCodec.readOffset(dc.wire().bytes()) + 1;
-                }
-            }
+            end = recoverEnd(tailer);
         }
         this.startOffset = start;
         this.endOffset = end;
+        this.syncedEndOffset = end;
         this.appendedBytes = journalBytes();
         LOG.debug("{}: recovered offsets [{}, {}) in {} cycle files", partition, start, end, cycleByBaseOffset.size());
+    }
+
+    /**
+     * The end offset: one backward read of the last record, cross-checked against the cycle map (the last record
+     * must sit in the newest cycle that has records, at {@code base + sequence}). A crash around a roll can leave a
+     * newest cycle file without records, or a backward read that does not reach the last record; then the newest
+     * cycle with records is counted forward instead. A record whose offset contradicts its position is corruption.
+     */
+    private long recoverEnd(ExcerptTailer tailer) {
+        Map.Entry<Long, Integer> newest = cycleByBaseOffset.lastEntry();
+        tailer.direction(TailerDirection.BACKWARD).toEnd();
+        long lastOffset = -1;
+        long lastIndex = -1;
+        try (DocumentContext dc = tailer.readingDocument()) {
+            if (dc.isPresent() && !dc.isMetaData()) {
+                lastOffset = RecordCodec.readOffset(dc.wire().bytes());
+                lastIndex = dc.index();
+            }
+        }
+        tailer.direction(TailerDirection.FORWARD);
+        if (newest == null) {
+            if (lastOffset >= 0) {
+                throw new SluiceException.JournalException(partition + ": the journal holds offset " + lastOffset
+                        + " but no cycle file has a readable first record", null);
+            }
+            return 0;
+        }
+        if (lastOffset >= 0 && rollCycle.toCycle(lastIndex) == newest.getValue()
+                && lastOffset == newest.getKey() + rollCycle.toSequenceNumber(lastIndex)) {
+            return lastOffset + 1;
+        }
+        // count forward through the newest cycle with records
+        long count = 0;
+        long expected = newest.getKey();
+        if (!tailer.moveToIndex(rollCycle.toIndex(newest.getValue(), 0))) {
+            throw new SluiceException.JournalException(partition + ": cannot read cycle " + newest.getValue(), null);
+        }
+        while (true) {
+            try (DocumentContext dc = tailer.readingDocument()) {
+                if (!dc.isPresent() || rollCycle.toCycle(dc.index()) != newest.getValue()) {
+                    break;
+                }
+                if (dc.isMetaData()) {
+                    continue;
+                }
+                long offset = RecordCodec.readOffset(dc.wire().bytes());
+                if (offset != expected) {
+                    throw new SluiceException.JournalException(partition + ": offsets are not dense in cycle "
+                            + newest.getValue() + ": expected " + expected + ", found " + offset, null);
+                }
+                expected++;
+                count++;
+            }
+        }
+        LOG.warn("{}: the last record read backwards (offset {}, index {}) disagrees with the cycle map; counted {} records "
+                + "forward in the newest cycle with records: end offset {}", partition, lastOffset,
+                lastIndex < 0 ? "none" : Long.toHexString(lastIndex), count, expected);
+        return expected;
     }
 
     private int nextCycle(int cycle) {
@@ -203,6 +265,8 @@ public final class PartitionJournal implements AutoCloseable {
             long index = appender.lastIndexAppended();
             cycleByBaseOffset.put(offset - rollCycle.toSequenceNumber(index), rollCycle.toCycle(index));
             lastCycle = cycle;
+            unsyncedCycles.add(cycle);
+            directoryUnsynced = true;
         }
         endOffset = offset + 1; // volatile write publishes the record to readers
         return offset;
@@ -247,11 +311,41 @@ public final class PartitionJournal implements AutoCloseable {
         }
     }
 
-    /** Forces appended data to disk (msync). Journal writer thread only. */
+    /**
+     * Forces everything appended since the last successful sync to disk: every cycle file written since then (a
+     * batch can span a roll), and the directory when a cycle file was created. Independent of the appender, so it
+     * also covers the records before an append that failed (and discarded the appender). An fsync of the file is an
+     * msync of all its mapped chunks on Linux: the page cache holds the pages written through the mapping.
+     * Journal writer thread only.
+     *
+     * @throws SluiceException.JournalException if the data could not be forced; it stays pending for the next sync
+     */
     public void sync() {
-        if (appender != null) {
-            appender.sync();
+        long end = endOffset;
+        if (end == syncedEndOffset && !directoryUnsynced) {
+            return;
         }
+        try {
+            for (int cycle : unsyncedCycles) {
+                DurableFiles.fsync(cycleFile(cycle));
+            }
+            if (directoryUnsynced) {
+                DurableFiles.fsyncDirectory(dir);
+            }
+        } catch (IOException | RuntimeException e) {
+            throw new SluiceException.JournalException(partition + ": sync of " + unsyncedCycles + " failed: " + e, e);
+        }
+        directoryUnsynced = false;
+        unsyncedCycles.clear();
+        if (lastCycle != Integer.MIN_VALUE) {
+            unsyncedCycles.add(lastCycle); // the current cycle keeps receiving appends
+        }
+        syncedEndOffset = end;
+    }
+
+    /** Offsets below this are forced to disk (survive an OS crash). */
+    public long syncedEndOffset() {
+        return syncedEndOffset;
     }
 
     public long endOffset() {
@@ -312,20 +406,27 @@ public final class PartitionJournal implements AutoCloseable {
         }
     }
 
-    /** Size on disk of the journal files (cycle files only). */
+    /**
+     * Bytes written to the retained cycle files: Chronicle's write position in each (records, headers and index), not
+     * the file length — cycle files are preallocated sparse files, far longer than what they hold.
+     */
     public long journalBytes() {
         long total = 0;
-        for (Map.Entry<Long, Integer> e : cycleByBaseOffset.entrySet()) {
-            total += sizeOf(cycleFile(e.getValue()));
+        for (int cycle : cycleByBaseOffset.values()) {
+            total += writtenBytes(cycle);
         }
         return total;
     }
 
-    private static long sizeOf(Path p) {
-        try {
-            return Files.size(p);
-        } catch (IOException e) {
+    private long writtenBytes(int cycle) {
+        SingleChronicleQueueStore store = queue.storeForCycle(cycle, queue.epoch(), false, null);
+        if (store == null) {
             return 0;
+        }
+        try {
+            return store.writePosition();
+        } finally {
+            queue.closeStore(store);
         }
     }
 
@@ -343,12 +444,14 @@ public final class PartitionJournal implements AutoCloseable {
      */
     public int applyRetention(long nowMillis, long retentionMillis, long retentionBytes) {
         int deleted = 0;
+        long bytes = retentionBytes > 0 ? journalBytes() : 0;
         while (cycleByBaseOffset.size() > 1) {
             Map.Entry<Long, Integer> oldest = cycleByBaseOffset.firstEntry();
             int cycle = oldest.getValue();
             long cycleEnd = ((long) cycle + 1) * rollCycle.lengthInMillis();
             boolean expired = retentionMillis > 0 && cycleEnd <= nowMillis - retentionMillis;
-            boolean oversized = retentionBytes > 0 && journalBytes() > retentionBytes;
+            boolean oversized = retentionBytes > 0 && bytes > retentionBytes;
+            long cycleBytes = retentionBytes > 0 ? writtenBytes(cycle) : 0;
             if (!expired && !oversized) {
                 break;
             }
@@ -359,6 +462,7 @@ public final class PartitionJournal implements AutoCloseable {
             cycleByBaseOffset.remove(oldest.getKey());
             try {
                 Files.deleteIfExists(file);
+                bytes -= cycleBytes;
                 deleted++;
                 LOG.info("{}: retention removed {} (offsets below {})", partition, file.getFileName(), nextBase);
             } catch (IOException e) {

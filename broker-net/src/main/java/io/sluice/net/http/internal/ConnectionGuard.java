@@ -18,7 +18,13 @@ import java.util.concurrent.TimeUnit;
  *   <li><b>request</b>: a request whose first byte arrived {@code requestTimeoutMillis} ago and that is still not
  *       complete → {@code 408} and closed. A slow-drip ("slowloris") client that sends a byte now and then never
  *       looks idle, so only a deadline on the whole request bounds it;</li>
- *   <li>while a complete request is being processed (acknowledgements pending) neither applies.</li>
+ *   <li><b>headers</b>: a request's line and headers must arrive within {@code headerTimeoutMillis} of its first byte
+ *       → {@code 408} and closed;</li>
+ *   <li><b>unauthenticated</b> (when a token is configured): until the connection sent a request with a valid token
+ *       ({@link #authenticated}), it counts against {@code maxUnauthenticatedConnections} (beyond it: {@code 503} and
+ *       closed at once) and is closed after {@code headerTimeoutMillis} without a request instead of the idle
+ *       timeout;</li>
+ *   <li>while a complete request is being processed (acknowledgements pending) none applies.</li>
  * </ul>
  * It sits before the HTTP codec and so sees raw bytes; the API handler tells it when a request was completely
  * received ({@link #requestReceived}) and answered ({@link #responseSent}). All methods run on the channel's event
@@ -30,6 +36,10 @@ public final class ConnectionGuard extends ChannelDuplexHandler {
             "{\"code\":\"TIMEOUT\",\"message\":\"request not received completely within http.request.timeout.ms\"}");
     private static final byte[] BUSY_503 = raw(503, "Service Unavailable",
             "{\"code\":\"BACK_PRESSURED\",\"message\":\"too many connections (http.max.connections)\"}");
+    private static final byte[] UNAUTHENTICATED_BUSY_503 = raw(503, "Service Unavailable",
+            "{\"code\":\"BACK_PRESSURED\",\"message\":\"too many unauthenticated connections (http.max.unauthenticated.connections)\"}");
+    private static final byte[] HEADER_TIMEOUT_408 = raw(408, "Request Timeout",
+            "{\"code\":\"TIMEOUT\",\"message\":\"request headers not received within http.header.timeout.ms\"}");
 
     private enum State { IDLE, RECEIVING, PROCESSING }
 
@@ -37,17 +47,44 @@ public final class ConnectionGuard extends ChannelDuplexHandler {
     private final int maxConnections;
     private final long idleTimeoutNanos;
     private final long requestTimeoutNanos;
+    private final long headerTimeoutNanos;
+    /** 0 when no token is configured: connections are not counted as unauthenticated. */
+    private final int maxUnauthenticated;
 
     private State state = State.IDLE;
     private long stateSinceNanos;
     private ScheduledFuture<?> timer;
     private boolean counted;
+    /** True while this connection counts in {@code HttpMetrics.unauthenticatedConnections}. */
+    private boolean countedUnauthenticated;
+    private boolean authenticated;
+    /** In RECEIVING: the request's headers arrived (only the request deadline applies now). */
+    private boolean headersSeen;
+    /** This handler's own context: timers write their 408 from here, below the HTTP codec (raw bytes). */
+    private ChannelHandlerContext own;
 
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.own = ctx;
+    }
+
+    /** Without authentication and with the header deadline equal to the request deadline. */
     public ConnectionGuard(HttpMetrics metrics, int maxConnections, long idleTimeoutMillis, long requestTimeoutMillis) {
+        this(metrics, maxConnections, idleTimeoutMillis, requestTimeoutMillis, requestTimeoutMillis, 0);
+    }
+
+    /**
+     * @param maxUnauthenticated connections that have not authenticated allowed at once; 0 when no token is configured
+     */
+    public ConnectionGuard(HttpMetrics metrics, int maxConnections, long idleTimeoutMillis, long requestTimeoutMillis,
+                           long headerTimeoutMillis, int maxUnauthenticated) {
         this.metrics = metrics;
         this.maxConnections = maxConnections;
         this.idleTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(idleTimeoutMillis);
         this.requestTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(requestTimeoutMillis);
+        this.headerTimeoutNanos = Math.min(requestTimeoutNanos, TimeUnit.MILLISECONDS.toNanos(headerTimeoutMillis));
+        this.maxUnauthenticated = maxUnauthenticated;
+        this.authenticated = maxUnauthenticated == 0;
     }
 
     @Override
@@ -63,6 +100,22 @@ public final class ConnectionGuard extends ChannelDuplexHandler {
             ctx.writeAndFlush(Unpooled.wrappedBuffer(BUSY_503)).addListener(ChannelFutureListener.CLOSE);
             return;
         }
+        if (!authenticated) {
+            if (metrics.unauthenticatedConnections.incrementAndGet() > maxUnauthenticated) {
+                metrics.unauthenticatedConnections.decrementAndGet();
+                metrics.openConnections.decrementAndGet();
+                metrics.unauthenticatedRejected.increment();
+                long refused = metrics.unauthenticatedRejected.sum();
+                if (Long.bitCount(refused) == 1) {
+                    LOG.warn("refusing HTTP connection from {}: {} connections open without authenticating "
+                            + "(http.max.unauthenticated.connections); {} refused so far", ctx.channel().remoteAddress(),
+                            maxUnauthenticated, refused);
+                }
+                ctx.writeAndFlush(Unpooled.wrappedBuffer(UNAUTHENTICATED_BUSY_503)).addListener(ChannelFutureListener.CLOSE);
+                return;
+            }
+            countedUnauthenticated = true;
+        }
         counted = true;
         metrics.connectionsAccepted.increment();
         enter(ctx, State.IDLE);
@@ -75,6 +128,10 @@ public final class ConnectionGuard extends ChannelDuplexHandler {
         if (counted) {
             counted = false;
             metrics.openConnections.decrementAndGet();
+        }
+        if (countedUnauthenticated) {
+            countedUnauthenticated = false;
+            metrics.unauthenticatedConnections.decrementAndGet();
         }
         super.channelInactive(ctx);
     }
@@ -91,6 +148,28 @@ public final class ConnectionGuard extends ChannelDuplexHandler {
         ctx.fireChannelRead(msg);
     }
 
+    /**
+     * The head of the request being received arrived (the token, if any, is checked on it next): from now on only
+     * the request deadline applies to it.
+     */
+    public void headersReceived(ChannelHandlerContext ctx) {
+        if (state == State.RECEIVING && !headersSeen) {
+            headersSeen = true;
+            cancelTimer();
+            long left = requestTimeoutNanos - (ctx.executor().ticker().nanoTime() - stateSinceNanos);
+            schedule(ctx, Math.max(0, left));
+        }
+    }
+
+    /** A request of this connection carried a valid token: it no longer counts as unauthenticated. */
+    public void authenticated() {
+        authenticated = true;
+        if (countedUnauthenticated) {
+            countedUnauthenticated = false;
+            metrics.unauthenticatedConnections.decrementAndGet();
+        }
+    }
+
     /** The API handler has a complete request: time bounds pause until it is answered. */
     public void requestReceived(ChannelHandlerContext ctx) {
         enter(ctx, State.PROCESSING);
@@ -103,16 +182,18 @@ public final class ConnectionGuard extends ChannelDuplexHandler {
 
     private void enter(ChannelHandlerContext ctx, State next) {
         state = next;
-        stateSinceNanos = System.nanoTime();
+        stateSinceNanos = ctx.executor().ticker().nanoTime();
         cancelTimer();
         if (next == State.IDLE) {
-            schedule(ctx, idleTimeoutNanos);
+            schedule(ctx, authenticated ? idleTimeoutNanos : Math.min(idleTimeoutNanos, headerTimeoutNanos));
         } else if (next == State.RECEIVING) {
-            schedule(ctx, requestTimeoutNanos);
+            headersSeen = false;
+            schedule(ctx, headerTimeoutNanos);
         }
     }
 
-    private void schedule(ChannelHandlerContext ctx, long delayNanos) {
+    private void schedule(ChannelHandlerContext ignored, long delayNanos) {
+        ChannelHandlerContext ctx = own; // whoever calls, answers go out below the codec
         timer = ctx.executor().schedule(() -> expire(ctx), delayNanos, TimeUnit.NANOSECONDS);
     }
 
@@ -121,10 +202,23 @@ public final class ConnectionGuard extends ChannelDuplexHandler {
         if (!ctx.channel().isActive()) {
             return;
         }
-        if (state == State.IDLE) {
+        if (state == State.IDLE && !authenticated && headerTimeoutNanos < idleTimeoutNanos) {
+            metrics.headerTimeouts.increment();
+            LOG.debug("closing HTTP connection {}: no request within {} ms and not authenticated (http.header.timeout.ms)",
+                    ctx.channel().remoteAddress(), TimeUnit.NANOSECONDS.toMillis(headerTimeoutNanos));
+            ctx.close();
+        } else if (state == State.RECEIVING && !headersSeen && headerTimeoutNanos < requestTimeoutNanos) {
+            metrics.headerTimeouts.increment();
+            long slow = metrics.headerTimeouts.sum();
+            if (Long.bitCount(slow) == 1) {
+                LOG.info("closing HTTP connection {}: request headers not complete after {} ms (http.header.timeout.ms); {} so far",
+                        ctx.channel().remoteAddress(), TimeUnit.NANOSECONDS.toMillis(headerTimeoutNanos), slow);
+            }
+            ctx.writeAndFlush(Unpooled.wrappedBuffer(HEADER_TIMEOUT_408)).addListener(ChannelFutureListener.CLOSE);
+        } else if (state == State.IDLE) {
             metrics.idleTimeouts.increment();
             LOG.debug("closing idle HTTP connection {} after {} ms", ctx.channel().remoteAddress(),
-                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stateSinceNanos));
+                    TimeUnit.NANOSECONDS.toMillis(ctx.executor().ticker().nanoTime() - stateSinceNanos));
             ctx.close();
         } else if (state == State.RECEIVING) {
             metrics.requestTimeouts.increment();

@@ -22,15 +22,36 @@ public final class HttpApi implements AutoCloseable {
     final HttpMetrics metrics;
     final NdjsonValidator validator;
     final Supplier<? extends Map<String, ? extends Number>> extraGauges;
+    /** Health of other components (ingest pipelines), or null. */
+    final Supplier<Map<String, io.sluice.net.http.HealthRegistry.Health>> health;
     private final EnumMap<Acks, Producer> producers = new EnumMap<>(Acks.class);
     /** Set once by the closing thread; I/O threads then answer new requests 503. */
     private volatile boolean closing;
     /** Produce requests started and not yet answered; {@link #drain} waits for it to reach zero. */
     private final AtomicInteger inFlight = new AtomicInteger();
     private final Object drained = new Object();
+    /** Topic creations waiting for the admin thread at most; beyond, {@code 503}. */
+    static final int MAX_ADMIN_QUEUE = 64;
+    /**
+     * One thread ({@code sluice-http-admin}) for calls that create files (topic creation), so they never run on an I/O
+     * event loop; its queue is bounded by {@link #MAX_ADMIN_QUEUE}.
+     */
+    final java.util.concurrent.ExecutorService admin = new java.util.concurrent.ThreadPoolExecutor(1, 1, 0,
+            TimeUnit.MILLISECONDS, new java.util.concurrent.ArrayBlockingQueue<>(MAX_ADMIN_QUEUE), r -> {
+                Thread t = new Thread(r, "sluice-http-admin");
+                t.setDaemon(true);
+                return t;
+            });
 
     public HttpApi(Broker broker, HttpApiConfig config, HttpMetrics metrics,
                    Supplier<? extends Map<String, ? extends Number>> extraGauges) {
+        this(broker, config, metrics, extraGauges, null);
+    }
+
+    public HttpApi(Broker broker, HttpApiConfig config, HttpMetrics metrics,
+                   Supplier<? extends Map<String, ? extends Number>> extraGauges,
+                   Supplier<Map<String, io.sluice.net.http.HealthRegistry.Health>> health) {
+        this.health = health;
         this.broker = broker;
         this.config = config;
         this.metrics = metrics;
@@ -90,9 +111,20 @@ public final class HttpApi implements AutoCloseable {
         return inFlight.get();
     }
 
-    /** Flushes and closes the producers (waits for every accepted event's acknowledgement). Not the broker. */
+    /**
+     * Finishes the topic creations already accepted (up to 5 s), then flushes and closes the producers (waits for
+     * every accepted event's acknowledgement). Not the broker.
+     */
     @Override
     public void close() {
+        admin.shutdown();
+        try {
+            if (!admin.awaitTermination(5, TimeUnit.SECONDS)) {
+                admin.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         for (Producer p : producers.values()) {
             p.close();
         }

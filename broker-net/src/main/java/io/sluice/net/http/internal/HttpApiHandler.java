@@ -144,6 +144,12 @@ public final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         QueryStringDecoder uri = new QueryStringDecoder(request.uri());
         String path = uri.path();
         HttpMethod method = request.method();
+        if (request.headers().contains(AuthGate.REFUSED)) {
+            // the gate found no valid token on the headers and dropped the body: answer in order, then close
+            ex.route = path.equals("/health") ? "health" : routeName(path);
+            refuse(ex);
+            return;
+        }
         if (path.equals("/health")) {
             ex.route = "health";
             if (allow(ex, method, HttpMethod.GET)) {
@@ -165,7 +171,7 @@ public final class HttpApiHandler extends ChannelInboundHandlerAdapter {
                 if (method.equals(HttpMethod.GET)) {
                     ex.send(TopicEndpoints.list(ex.ctx.alloc(), api.broker));
                 } else if (allow(ex, method, HttpMethod.POST)) {
-                    ex.send(TopicEndpoints.create(ex.ctx.alloc(), api.broker, request));
+                    createTopic(ex, TopicEndpoints.parseCreate(request));
                 }
             }
             case "topic" -> {
@@ -181,6 +187,32 @@ public final class HttpApiHandler extends ChannelInboundHandlerAdapter {
                 }
             }
             default -> ex.error(HttpResponseStatus.NOT_FOUND, Code.INVALID_REQUEST, "no such endpoint: " + path);
+        }
+    }
+
+    /**
+     * Creates the topic on the admin thread (it creates directories and files: never on an I/O event loop) and
+     * answers from the event loop when done; later requests on this connection wait for it, in order.
+     */
+    private void createTopic(Exchange ex, io.sluice.core.TopicConfig config) {
+        try {
+            api.admin.execute(() -> {
+                FullHttpResponse response;
+                try {
+                    response = TopicEndpoints.created(ex.ctx.alloc(), api.broker.createTopic(config));
+                } catch (SluiceException e) {
+                    response = JsonResponses.error(ex.ctx.alloc(), JsonResponses.statusOf(e.code()), e.code(), e.getMessage());
+                } catch (RuntimeException | Error e) {
+                    LOG.error("HTTP topic creation of '{}' failed", config.name(), e);
+                    response = JsonResponses.error(ex.ctx.alloc(), HttpResponseStatus.INTERNAL_SERVER_ERROR, Code.UNKNOWN,
+                            "internal error: " + e);
+                }
+                FullHttpResponse answer = response;
+                ex.ctx.executor().execute(() -> ex.send(answer));
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            ex.error(HttpResponseStatus.SERVICE_UNAVAILABLE, Code.BACK_PRESSURED,
+                    "too many topic creations waiting (" + HttpApi.MAX_ADMIN_QUEUE + "), or the server is closing; retry later");
         }
     }
 
@@ -209,12 +241,23 @@ public final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         if (auth == null || auth.authenticateBearer(request.headers().get(HttpHeaderNames.AUTHORIZATION))) {
             return true;
         }
+        refuse(ex);
+        return false;
+    }
+
+    /** {@code 401}, counted, and the connection closed: a client without the token gets nothing more from it. */
+    private void refuse(Exchange ex) {
         api.metrics.authFailures.increment();
+        long refused = api.metrics.authFailures.sum();
+        if (Long.bitCount(refused) == 1) { // 1st, 2nd, 4th...: a flood of bad clients cannot flood the log
+            LOG.info("closing HTTP connection {}: missing or invalid bearer token on {} ({} refused so far)",
+                    ex.ctx.channel().remoteAddress(), ex.route, refused);
+        }
+        ex.keepAlive = false;
         FullHttpResponse response = JsonResponses.error(ex.ctx.alloc(), HttpResponseStatus.UNAUTHORIZED,
                 Code.AUTHENTICATION_FAILED, "missing or invalid bearer token (Authorization: Bearer <token>)");
         response.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer realm=\"sluice\"");
         ex.send(response);
-        return false;
     }
 
     private static boolean allow(Exchange ex, HttpMethod actual, HttpMethod allowed) {
@@ -228,11 +271,31 @@ public final class HttpApiHandler extends ChannelInboundHandlerAdapter {
         return false;
     }
 
+    /**
+     * 200 {@code {"status":"ok"}} while the broker is open and every registered component is healthy; otherwise 503
+     * with {@code "status":"closed"} or {@code "failing"}. Registered components (ingest pipelines) are listed under
+     * {@code "components"} with their details (state, reason, guarantee).
+     */
     private void health(Exchange ex) {
-        boolean up = !api.broker.isClosed();
+        boolean open = !api.broker.isClosed();
+        Map<String, io.sluice.net.http.HealthRegistry.Health> components = api.health == null ? Map.of() : api.health.get();
+        boolean healthy = components.values().stream().allMatch(io.sluice.net.http.HealthRegistry.Health::healthy);
+        boolean up = open && healthy;
         ex.send(JsonResponses.json(ex.ctx.alloc(), up ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE, json -> {
             json.writeStartObject();
-            json.writeStringField("status", up ? "ok" : "closed");
+            json.writeStringField("status", !open ? "closed" : healthy ? "ok" : "failing");
+            if (!components.isEmpty()) {
+                json.writeObjectFieldStart("components");
+                for (Map.Entry<String, io.sluice.net.http.HealthRegistry.Health> c : components.entrySet()) {
+                    json.writeObjectFieldStart(c.getKey());
+                    json.writeBooleanField("healthy", c.getValue().healthy());
+                    for (Map.Entry<String, String> d : new java.util.TreeMap<>(c.getValue().details()).entrySet()) {
+                        json.writeStringField(d.getKey(), d.getValue());
+                    }
+                    json.writeEndObject();
+                }
+                json.writeEndObject();
+            }
             json.writeEndObject();
         }));
     }

@@ -17,6 +17,10 @@ public final class HttpMetrics {
     public final LongAdder idleTimeouts = new LongAdder();
     public final LongAdder requestTimeouts = new LongAdder();
     public final LongAdder authFailures = new LongAdder();
+    /** Connections open that have not sent a request with a valid token yet (only counted when a token is set). */
+    public final AtomicInteger unauthenticatedConnections = new AtomicInteger();
+    public final LongAdder unauthenticatedRejected = new LongAdder();
+    public final LongAdder headerTimeouts = new LongAdder();
     public final LongAdder eventsAccepted = new LongAdder();
     public final LongAdder bodyBytes = new LongAdder();
     public final LongAdder backPressured = new LongAdder();

@@ -56,6 +56,9 @@ public final class PrometheusText {
         simple("sluice_http_idle_timeouts_total", "counter", "Connections closed after http.idle.timeout.ms without a request.", h.idleTimeouts.sum());
         simple("sluice_http_request_timeouts_total", "counter", "Requests not received within http.request.timeout.ms (slow clients), answered 408.", h.requestTimeouts.sum());
         simple("sluice_http_auth_failures_total", "counter", "Requests refused for a missing or wrong token.", h.authFailures.sum());
+        simple("sluice_http_unauthenticated_connections", "gauge", "Open HTTP connections that have not sent a valid token yet (0 without a token).", h.unauthenticatedConnections.get());
+        simple("sluice_http_unauthenticated_rejected_total", "counter", "HTTP connections refused at http.max.unauthenticated.connections.", h.unauthenticatedRejected.sum());
+        simple("sluice_http_header_timeouts_total", "counter", "Connections closed because request headers (or, before authenticating, a request) did not arrive within http.header.timeout.ms.", h.headerTimeouts.sum());
         simple("sluice_http_events_total", "counter", "Events acknowledged through POST /v1/topics/{topic}/events.", h.eventsAccepted.sum());
         simple("sluice_http_body_bytes_total", "counter", "Request body bytes received.", h.bodyBytes.sum());
         simple("sluice_http_back_pressured_total", "counter", "Produce requests answered 503 because a partition ring stayed full.", h.backPressured.sum());
@@ -65,10 +68,18 @@ public final class PrometheusText {
         if (gauges == null) {
             return;
         }
+        // names may carry labels (name{k="v"}); samples of one name share one HELP/TYPE (the map is sorted by name)
+        String[] family = {null};
         gauges.forEach((name, value) -> {
-            String safe = INVALID_NAME.matcher(name).replaceAll("_");
+            int brace = name.indexOf('{');
+            String safe = INVALID_NAME.matcher(brace < 0 ? name : name.substring(0, brace)).replaceAll("_");
+            String labels = brace < 0 ? "" : name.substring(brace);
             if (!safe.isEmpty() && !Character.isDigit(safe.charAt(0))) {
-                simple(safe, "gauge", "Reported by another Sluice component.", value.doubleValue());
+                if (!safe.equals(family[0])) {
+                    family(safe, "gauge", "Reported by another Sluice component.");
+                    family[0] = safe;
+                }
+                sample(safe, labels, value.doubleValue());
             }
         });
     }

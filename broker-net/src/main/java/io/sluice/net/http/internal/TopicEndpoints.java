@@ -54,8 +54,11 @@ final class TopicEndpoints {
         return JsonResponses.json(alloc, HttpResponseStatus.OK, json -> write(json, description));
     }
 
-    /** Body: {@code {"name":"orders","partitions":4}} plus optional retentionMillis, retentionBytes, journaled. */
-    static FullHttpResponse create(ByteBufAllocator alloc, Broker broker, FullHttpRequest request) {
+    /**
+     * Parses a creation body: {@code {"name":"orders","partitions":4}} plus optional retentionMillis, retentionBytes,
+     * journaled. Cheap (at most {@link #MAX_CREATE_BODY_BYTES}); the creation itself runs off the event loop.
+     */
+    static TopicConfig parseCreate(FullHttpRequest request) {
         if (request.content().readableBytes() > MAX_CREATE_BODY_BYTES) {
             throw new SluiceException(SluiceException.Code.INVALID_REQUEST, "topic creation body larger than " + MAX_CREATE_BODY_BYTES + " bytes");
         }
@@ -89,7 +92,11 @@ final class TopicEndpoints {
             }
             config.journaled(journaled.booleanValue());
         }
-        TopicDescription created = broker.createTopic(config.build());
+        return config.build();
+    }
+
+    /** {@code 201} with the new topic's description. */
+    static FullHttpResponse created(ByteBufAllocator alloc, TopicDescription created) {
         return JsonResponses.json(alloc, HttpResponseStatus.CREATED, json -> write(json, created));
     }
 

@@ -37,6 +37,16 @@ import java.util.function.Consumer;
  * <p>Back-pressure: the connection stops reading ({@code autoRead=false}) while a barrier is up, while
  * {@code maxInFlightPerConnection} requests are unanswered, or while the socket is not writable (the client does not
  * read its responses). Nothing is buffered beyond what one socket read already delivered.
+ *
+ * <p>Before authentication (when a token is configured) a connection is held to little: frames of at most
+ * {@code authMaxFrameBytes} (checked on the length field by the {@link FrameDecoder}), only API_VERSIONS and
+ * AUTHENTICATE, {@code authTimeoutMillis} to succeed, and at most {@code maxUnauthenticatedConnections} such
+ * connections at a time. Anything else closes it with a logged reason, counted in
+ * {@code ServerStats.unauthenticatedCloses} (or {@code unauthenticatedRefused} for the connection bound).
+ *
+ * <p>A request whose operation fails unexpectedly (anything but a {@link SluiceException}, on any thread) is answered
+ * {@code UNKNOWN} and the connection stays usable: no request is left without an answer, which would hold back every
+ * later response on the connection.
  */
 public final class RequestHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(RequestHandler.class);
@@ -58,6 +68,9 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
     /** True while {@link #startWaiting} loops, so synchronous completions do not recurse into it. */
     private boolean startingRequests;
     private ScheduledFuture<?> frameCheck;
+    private ScheduledFuture<?> authDeadline;
+    /** True while this connection counts in {@code ServerCounters.unauthenticatedConnections}. */
+    private boolean countedUnauthenticated;
 
     public RequestHandler(ServerContext server) {
         this.server = server;
@@ -70,13 +83,64 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        if (!authenticated) {
+            FrameDecoder decoder = ctx.pipeline().get(FrameDecoder.class);
+            if (decoder != null) {
+                decoder.limit(server.config.preAuthFrameLimit());
+            }
+        }
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        if (!authenticated) {
+            if (server.counters.unauthenticatedConnections.incrementAndGet() > server.config.maxUnauthenticatedConnections()) {
+                server.counters.unauthenticatedConnections.decrementAndGet();
+                server.counters.unauthenticatedRefused.increment();
+                long refused = server.counters.unauthenticatedRefused.sum();
+                if (Long.bitCount(refused) == 1) { // 1st, 2nd, 4th...: a connection storm cannot flood the log
+                    LOG.warn("refusing connection from {}: maxUnauthenticatedConnections={} are open and not authenticated; {} refused so far",
+                            ctx.channel().remoteAddress(), server.config.maxUnauthenticatedConnections(), refused);
+                }
+                ctx.close();
+                return;
+            }
+            countedUnauthenticated = true;
+            authDeadline = ctx.executor().schedule(this::authTimedOut, server.config.authTimeoutMillis(), TimeUnit.MILLISECONDS);
+        }
         long period = Math.max(10, Math.min(1_000, server.config.frameTimeoutMillis() / 4));
         frameCheck = ctx.executor().scheduleAtFixedRate(this::closeSlowFrames, period, period, TimeUnit.MILLISECONDS);
         super.channelActive(ctx);
+    }
+
+    private void authTimedOut() {
+        if (!authenticated && ctx.channel().isActive()) {
+            closeUnauthenticated("not authenticated within authTimeoutMillis=" + server.config.authTimeoutMillis());
+        }
+    }
+
+    /** Closes a connection that has not authenticated, logging why (rate-limited) and counting it. */
+    private void closeUnauthenticated(String reason) {
+        server.counters.unauthenticatedCloses.increment();
+        long closes = server.counters.unauthenticatedCloses.sum();
+        if (Long.bitCount(closes) == 1) { // powers of two at WARN: many hostile peers cannot flood the log
+            LOG.warn("closing connection {} before authenticating: {} ({} such closes so far)",
+                    ctx.channel().remoteAddress(), reason, closes);
+        } else {
+            LOG.debug("closing connection {} before authenticating: {}", ctx.channel().remoteAddress(), reason);
+        }
+        ctx.close();
+    }
+
+    private void leaveUnauthenticated() {
+        if (countedUnauthenticated) {
+            countedUnauthenticated = false;
+            server.counters.unauthenticatedConnections.decrementAndGet();
+        }
+        if (authDeadline != null) {
+            authDeadline.cancel(false);
+            authDeadline = null;
+        }
     }
 
     /** Slow-drip defence: a frame that started arriving must complete within frameTimeoutMillis. */
@@ -123,6 +187,10 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
+        if (root instanceof FrameDecoder.LimitExceededException tooLong && !authenticated) {
+            closeUnauthenticated("frame of " + tooLong.length() + " bytes announced, authMaxFrameBytes=" + tooLong.limit());
+            return;
+        }
         if (cause instanceof TooLongFrameException || cause instanceof CorruptedFrameException
                 || root instanceof TooLongFrameException || root instanceof CorruptedFrameException) {
             server.counters.protocolErrors.increment();
@@ -142,6 +210,7 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
         if (frameCheck != null) {
             frameCheck.cancel(false);
         }
+        leaveUnauthenticated();
         for (ByteBuf frame : waiting) {
             frame.release();
         }
@@ -204,11 +273,15 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
         ApiKey api = ApiKey.of(apiId);
         try {
             if (api == null) {
+                if (!authenticated) {
+                    closeAfter(sequence, "unknown api key " + apiId);
+                }
                 fail(sequence, correlationId, SluiceException.Code.UNSUPPORTED_VERSION, "unknown api key " + apiId);
             } else if (!api.supports(version)) {
                 fail(sequence, correlationId, SluiceException.Code.UNSUPPORTED_VERSION,
                         api + " version " + version + " is not supported (supported: " + api.minVersion + ".." + api.maxVersion + ")");
             } else if (!authenticated && api != ApiKey.API_VERSIONS && api != ApiKey.AUTHENTICATE) {
+                closeAfter(sequence, api + " request (only API_VERSIONS and AUTHENTICATE are accepted)");
                 fail(sequence, correlationId, SluiceException.Code.AUTHENTICATION_FAILED, "authenticate first");
             } else {
                 Requests.dispatch(this, api, sequence, correlationId, frame);
@@ -218,8 +291,18 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
         } catch (SluiceException e) {
             fail(sequence, correlationId, e.code(), e.getMessage());
         } catch (RuntimeException e) {
+            server.counters.internalErrors.increment();
             LOG.warn("{} request from {} failed", api, ctx.channel().remoteAddress(), e);
             fail(sequence, correlationId, SluiceException.Code.UNKNOWN, e.toString());
+        }
+    }
+
+    /** Before authentication: answer {@code sequence}, then close, counted as an unauthenticated close. */
+    private void closeAfter(long sequence, String reason) {
+        if (closeAfterSequence < 0) {
+            closeAfterSequence = sequence;
+            server.counters.unauthenticatedCloses.increment();
+            LOG.info("closing connection {} before authenticating: {}", ctx.channel().remoteAddress(), reason);
         }
     }
 
@@ -243,6 +326,13 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
     void authenticated(boolean ok, long sequence) {
         if (ok) {
             authenticated = true;
+            leaveUnauthenticated();
+            FrameDecoder decoder = ctx.pipeline().get(FrameDecoder.class);
+            if (decoder != null) {
+                decoder.limit(server.config.maxFrameSize());
+            }
+        } else if (!authenticated) {
+            closeAfter(sequence, "authentication failed (wrong token)");
         } else {
             LOG.warn("closing connection {}: authentication failed", ctx.channel().remoteAddress());
             closeAfterSequence = sequence;
@@ -298,9 +388,14 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
             int start = Frames.startResponse(out, correlationId);
             body.accept(out);
             Frames.finish(out, start);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             out.release();
-            throw e;
+            // an answer for every request: one left unanswered would hold back every later response (a wedge)
+            fail(sequence, correlationId, e);
+            if (e instanceof VirtualMachineError fatal) {
+                throw fatal;
+            }
+            return;
         }
         complete(sequence, out);
     }
@@ -316,8 +411,10 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
         if (error instanceof SluiceException se) {
             fail(sequence, correlationId, se.code(), se.getMessage());
         } else {
-            LOG.warn("request from {} failed", ctx.channel().remoteAddress(), error);
-            fail(sequence, correlationId, SluiceException.Code.UNKNOWN, String.valueOf(error));
+            server.counters.internalErrors.increment();
+            LOG.warn("request from {} failed unexpectedly; answered UNKNOWN, the connection stays open",
+                    ctx.channel().remoteAddress(), error);
+            fail(sequence, correlationId, SluiceException.Code.UNKNOWN, "internal error: " + error);
         }
     }
 

@@ -28,8 +28,9 @@ import java.util.function.Supplier;
 
 /**
  * Decodes each request body and runs it against the core broker. Produce and fetch run on the event loop (they never
- * block); calls that may touch files run on the admin thread behind a barrier, so the next request on the
- * connection starts only after them (a pipelined create-topic followed by a produce works).
+ * block); calls that may touch files run off it behind a barrier, so the next request on the connection starts only
+ * after them (a pipelined create-topic followed by a produce works): topic administration on the admin thread, group
+ * calls and offsets on the groups thread, so heartbeats never wait behind a topic creation.
  */
 final class Requests {
     static final String SERVER_VERSION = "sluice-0.1.0";
@@ -51,7 +52,8 @@ final class Requests {
                     conn.fail(seq, cid, SluiceException.Code.AUTHENTICATION_FAILED, "invalid token");
                 }
             }
-            case PRODUCE -> new ProduceOperation(conn, seq, cid, Produce.Request.decode(body)).start();
+            // record sizes are checked against maxEventSize from their length fields, before any record is decoded
+            case PRODUCE -> new ProduceOperation(conn, seq, cid, Produce.Request.decode(body, broker.config().maxEventSize())).start();
             case FETCH -> new FetchOperation(conn, seq, cid, clampFetch(conn, Fetch.Request.decode(body))).run();
             case LIST_OFFSETS -> {
                 ListOffsets.Request r = ListOffsets.Request.decode(body);
@@ -70,17 +72,17 @@ final class Requests {
             }
             case OFFSET_COMMIT -> {
                 OffsetCommit.Request r = OffsetCommit.Request.decode(body);
-                onAdminThread(conn, seq, cid, () -> {
-                    broker.groups().commit(r.groupId(), r.offsets());
+                onGroupsThread(conn, seq, cid, () -> {
+                    broker.groups().commit(r.groupId(), r.memberId(), r.generation(), r.offsets());
                     return out -> { };
                 });
             }
             case OFFSET_FETCH -> {
                 OffsetFetch.Request r = OffsetFetch.Request.decode(body);
-                onAdminThread(conn, seq, cid, () -> {
+                onGroupsThread(conn, seq, cid, () -> {
                     Map<TopicPartition, Long> offsets = new LinkedHashMap<>();
                     for (TopicPartition tp : r.partitions()) {
-                        OptionalLong committed = broker.groups().committed(r.groupId(), tp);
+                        OptionalLong committed = broker.groups().committed(r.groupId(), r.memberId(), r.generation(), tp);
                         offsets.put(tp, committed.isPresent() ? committed.getAsLong() : OffsetFetch.NO_OFFSET);
                     }
                     return new OffsetFetch.Response(offsets)::encode;
@@ -88,21 +90,22 @@ final class Requests {
             }
             case JOIN_GROUP -> {
                 Groups.JoinRequest r = Groups.JoinRequest.decode(body);
-                onAdminThread(conn, seq, cid, () -> {
-                    ConsumerGroups.Membership m = broker.groups().join(r.groupId(), r.topic(), r.memberId(), r.clientId(), r.sessionTimeoutMillis());
+                onGroupsThread(conn, seq, cid, () -> {
+                    ConsumerGroups.Membership m = broker.groups().join(r.groupId(), r.topic(), r.memberId(), r.generation(),
+                            r.clientId(), r.sessionTimeoutMillis());
                     return out -> Groups.writeMembership(out, m);
                 });
             }
             case HEARTBEAT -> {
-                Groups.MemberRequest r = Groups.MemberRequest.decode(body);
-                onAdminThread(conn, seq, cid, () -> {
-                    ConsumerGroups.Membership m = broker.groups().heartbeat(r.groupId(), r.memberId());
+                Groups.HeartbeatRequest r = Groups.HeartbeatRequest.decode(body);
+                onGroupsThread(conn, seq, cid, () -> {
+                    ConsumerGroups.Membership m = broker.groups().heartbeat(r.groupId(), r.memberId(), r.generation());
                     return out -> Groups.writeMembership(out, m);
                 });
             }
             case LEAVE_GROUP -> {
                 Groups.MemberRequest r = Groups.MemberRequest.decode(body);
-                onAdminThread(conn, seq, cid, () -> {
+                onGroupsThread(conn, seq, cid, () -> {
                     broker.groups().leave(r.groupId(), r.memberId());
                     return out -> { };
                 });
@@ -158,15 +161,29 @@ final class Requests {
      * wait until it finished.
      */
     private static void onAdminThread(RequestHandler conn, long seq, int cid, Supplier<Consumer<ByteBuf>> call) {
+        offLoop(conn.server.admin, conn, seq, cid, call);
+    }
+
+    /** As {@link #onAdminThread}, on the groups thread (group membership and offsets only: short calls). */
+    private static void onGroupsThread(RequestHandler conn, long seq, int cid, Supplier<Consumer<ByteBuf>> call) {
+        offLoop(conn.server.groups, conn, seq, cid, call);
+    }
+
+    private static void offLoop(java.util.concurrent.Executor executor, RequestHandler conn, long seq, int cid,
+                                Supplier<Consumer<ByteBuf>> call) {
         Object barrier = new Object();
         conn.setBarrier(barrier);
         try {
-            conn.server.admin.execute(() -> {
+            executor.execute(() -> {
                 try {
                     Consumer<ByteBuf> body = call.get();
                     conn.succeed(seq, cid, body);
-                } catch (RuntimeException e) {
+                } catch (RuntimeException | Error e) {
+                    // whatever fails, the request gets an answer (UNKNOWN for the unexpected): never a wedged connection
                     conn.fail(seq, cid, e);
+                    if (e instanceof VirtualMachineError fatal) {
+                        throw fatal;
+                    }
                 } finally {
                     conn.ctx().executor().execute(() -> conn.clearBarrier(barrier));
                 }

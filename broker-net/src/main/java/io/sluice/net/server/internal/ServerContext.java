@@ -22,13 +22,21 @@ public final class ServerContext implements AutoCloseable {
     final BrokerServerConfig config;
     final ServerCounters counters;
     final ChannelGroup channels;
-    /** Runs requests that may block on file I/O (create topic, commit, group changes) off the event loops. */
+    /** Runs topic administration (may block on file I/O: create topic, metadata) off the event loops. */
     final Executor admin;
+    /** Runs group calls and offset commits off the event loops, apart from {@link #admin}: heartbeats never queue behind a topic creation. */
+    final Executor groups;
     private final Map<Acks, Producer> producers = new EnumMap<>(Acks.class);
     private final TokenAuthenticator authenticator;
 
     public ServerContext(Broker broker, BrokerServerConfig config, ServerCounters counters, ChannelGroup channels,
                          Executor admin) {
+        this(broker, config, counters, channels, admin, admin);
+    }
+
+    public ServerContext(Broker broker, BrokerServerConfig config, ServerCounters counters, ChannelGroup channels,
+                         Executor admin, Executor groups) {
+        this.groups = groups;
         this.broker = broker;
         this.config = config;
         this.counters = counters;
@@ -38,6 +46,11 @@ public final class ServerContext implements AutoCloseable {
             producers.put(acks, broker.newProducer(ProducerConfig.builder().acks(acks).maxBlockMillis(0).build()));
         }
         this.authenticator = config.authToken() == null ? null : TokenAuthenticator.of(config.authToken());
+    }
+
+    /** The server's settings. */
+    public BrokerServerConfig config() {
+        return config;
     }
 
     Producer producer(Acks acks) {

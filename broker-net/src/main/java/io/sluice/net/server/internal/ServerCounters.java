@@ -16,10 +16,16 @@ public final class ServerCounters {
     final LongAdder producedRecords = new LongAdder();
     final LongAdder fetchedRecords = new LongAdder();
     final LongAdder backPressurePauses = new LongAdder();
+    /** Connections open and not yet authenticated (only counted when a token is configured). */
+    final AtomicInteger unauthenticatedConnections = new AtomicInteger();
+    final LongAdder unauthenticatedCloses = new LongAdder();
+    final LongAdder unauthenticatedRefused = new LongAdder();
+    final LongAdder internalErrors = new LongAdder();
 
     public ServerStats snapshot() {
         return new ServerStats(activeConnections.get(), acceptedConnections.sum(), refusedConnections.sum(),
                 requests.sum(), errorResponses.sum(), protocolErrors.sum(), producedRecords.sum(),
-                fetchedRecords.sum(), backPressurePauses.sum());
+                fetchedRecords.sum(), backPressurePauses.sum(), unauthenticatedConnections.get(),
+                unauthenticatedCloses.sum(), unauthenticatedRefused.sum(), internalErrors.sum());
     }
 }

@@ -120,4 +120,94 @@ class ConnectionGuardTest {
         EmbeddedChannel fourth = open(new ConnectionGuard(metrics, 2, IDLE_MS, REQUEST_MS), new HoldingHandler());
         assertThat(fourth.isActive()).as("room again once one closed").isTrue();
     }
+
+    // ---------------------------------------------------------------- header deadline, unauthenticated connections
+
+    private static final long HEADER_MS = 1_000;
+
+    /** The holder of the channel opened last by {@link #openWithGate}. */
+    private GuardedHolder holder;
+
+    /** As {@link HoldingHandler}, telling its own guard. */
+    private static final class GuardedHolder extends ChannelInboundHandlerAdapter {
+        private final ConnectionGuard guard;
+        ChannelHandlerContext ctx;
+
+        GuardedHolder(ConnectionGuard guard) {
+            this.guard = guard;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            this.ctx = ctx;
+            ((FullHttpRequest) msg).release();
+            guard.requestReceived(ctx);
+        }
+    }
+
+    private EmbeddedChannel openWithGate(ConnectionGuard g, io.sluice.net.security.TokenAuthenticator auth) {
+        holder = new GuardedHolder(g);
+        return EmbeddedChannel.builder().ticker(ticker)
+                .handlers(g, new HttpServerCodec(), new AuthGate(auth, g), new BodyAggregator(1024, metrics), holder).build();
+    }
+
+    @Test
+    void requestHeadersMustArriveWithinTheHeaderTimeoutThenOnlyTheRequestDeadlineApplies() {
+        ConnectionGuard g = new ConnectionGuard(metrics, 10, IDLE_MS, REQUEST_MS, HEADER_MS, 0);
+        EmbeddedChannel slowHead = openWithGate(g, null);
+        slowHead.writeInbound(Unpooled.copiedBuffer("POST /x HTTP/1.1\r\nHost: y\r\n", StandardCharsets.US_ASCII));
+        advance(slowHead, HEADER_MS - 1);
+        assertThat(slowHead.isActive()).isTrue();
+        advance(slowHead, 1);
+        assertThat(slowHead.isActive()).isFalse();
+        assertThat(written(slowHead)).startsWith("HTTP/1.1 408 Request Timeout\r\n").contains("http.header.timeout.ms");
+        assertThat(metrics.headerTimeouts.sum()).isEqualTo(1);
+
+        ConnectionGuard g2 = new ConnectionGuard(metrics, 10, IDLE_MS, REQUEST_MS, HEADER_MS, 0);
+        EmbeddedChannel slowBody = openWithGate(g2, null);
+        slowBody.writeInbound(Unpooled.copiedBuffer("POST /x HTTP/1.1\r\nHost: y\r\nContent-Length: 5\r\n\r\n12", StandardCharsets.US_ASCII));
+        advance(slowBody, HEADER_MS + 1);
+        assertThat(slowBody.isActive()).as("headers arrived in time").isTrue();
+        advance(slowBody, REQUEST_MS - HEADER_MS - 1);
+        assertThat(slowBody.isActive()).as("idle=%d request=%d header=%d", metrics.idleTimeouts.sum(),
+                metrics.requestTimeouts.sum(), metrics.headerTimeouts.sum()).isFalse();
+        assertThat(written(slowBody)).startsWith("HTTP/1.1 408 Request Timeout\r\n").contains("http.request.timeout.ms");
+        assertThat(metrics.requestTimeouts.sum()).isEqualTo(1);
+    }
+
+    @Test
+    void withATokenAConnectionThatHasNotAuthenticatedIsClosedAfterTheHeaderTimeoutInsteadOfTheIdleTimeout() {
+        io.sluice.net.security.TokenAuthenticator auth = io.sluice.net.security.TokenAuthenticator.of("guard-test-token-0123456789");
+        ConnectionGuard silent = new ConnectionGuard(metrics, 10, IDLE_MS, REQUEST_MS, HEADER_MS, 5);
+        EmbeddedChannel unauthenticated = openWithGate(silent, auth);
+        assertThat(metrics.unauthenticatedConnections.get()).isEqualTo(1);
+        advance(unauthenticated, HEADER_MS);
+        assertThat(unauthenticated.isActive()).isFalse();
+        assertThat(metrics.headerTimeouts.sum()).isEqualTo(1);
+        assertThat(metrics.unauthenticatedConnections.get()).isZero();
+
+        ConnectionGuard authed = new ConnectionGuard(metrics, 10, IDLE_MS, REQUEST_MS, HEADER_MS, 5);
+        EmbeddedChannel authenticated = openWithGate(authed, auth);
+        authenticated.writeInbound(Unpooled.copiedBuffer("GET /v1/topics HTTP/1.1\r\nHost: y\r\n"
+                + "Authorization: Bearer guard-test-token-0123456789\r\n\r\n", StandardCharsets.US_ASCII));
+        assertThat(metrics.unauthenticatedConnections.get()).isZero();
+        authed.responseSent(holder.ctx, false);
+        advance(authenticated, HEADER_MS);
+        assertThat(authenticated.isActive()).as("authenticated: the idle timeout applies").isTrue();
+        advance(authenticated, IDLE_MS - HEADER_MS);
+        assertThat(authenticated.isActive()).isFalse();
+    }
+
+    @Test
+    void withATokenConnectionsBeyondMaxUnauthenticatedGet503() {
+        io.sluice.net.security.TokenAuthenticator auth = io.sluice.net.security.TokenAuthenticator.of("guard-test-token-0123456789");
+        EmbeddedChannel first = openWithGate(new ConnectionGuard(metrics, 10, IDLE_MS, REQUEST_MS, HEADER_MS, 1), auth);
+        EmbeddedChannel second = openWithGate(new ConnectionGuard(metrics, 10, IDLE_MS, REQUEST_MS, HEADER_MS, 1), auth);
+        assertThat(first.isActive()).isTrue();
+        assertThat(second.isActive()).isFalse();
+        assertThat(written(second)).startsWith("HTTP/1.1 503 Service Unavailable\r\n").contains("http.max.unauthenticated.connections");
+        assertThat(metrics.unauthenticatedRejected.sum()).isEqualTo(1);
+        assertThat(metrics.openConnections.get()).isEqualTo(1);
+        assertThat(metrics.unauthenticatedConnections.get()).isEqualTo(1);
+    }
 }

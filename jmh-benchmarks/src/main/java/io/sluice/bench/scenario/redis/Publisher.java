@@ -1,14 +1,11 @@
 package io.sluice.bench.scenario.redis;
 
-/** The sending side of the redis-e2e scenario: Sluice (bus → journal → Redis writer) or raw Lettuce. */
+/** The sending side of the redis-e2e scenario: Sluice's {@code RedisStreamsProducer} or raw Lettuce. */
 interface Publisher extends AutoCloseable {
-    /** Where the next events go (a new stream per run); called while nothing is in flight. */
-    void target(byte[] stream);
+    /** Sends one envelope to the topic's stream; may block for back-pressure. */
+    void publish(String topic, byte[] envelope) throws Exception;
 
-    /** Sends one envelope; may block briefly for back-pressure. */
-    void publish(byte[] envelope) throws Exception;
-
-    /** Pushes out anything batched. */
+    /** Waits until everything sent was acknowledged by Redis; throws if a send failed. */
     void flush() throws Exception;
 
     @Override

@@ -1,0 +1,93 @@
+package io.sluice.ingest.internal;
+
+import io.sluice.ingest.RowEncoder;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * An INSERT that the server applies at most once per row, on any ClickHouse version (verified on 18.16): the
+ * batch travels as the request's <i>external data</i> (a temporary table {@value #EXTERNAL} in a
+ * {@code multipart/form-data} body), and the statement inserts only the rows whose provenance is not in the target
+ * yet:
+ *
+ * <pre>
+ *   INSERT INTO db.t (c1, ..., _sluice_partition, _sluice_offset)
+ *   SELECT c1, ..., _sluice_partition, _sluice_offset FROM sluice_batch
+ *   WHERE _sluice_offset NOT IN (SELECT _sluice_offset FROM db.t
+ *                                WHERE _sluice_partition = P AND _sluice_offset BETWEEN first AND last)
+ * </pre>
+ *
+ * Every attempt at the same rows carries the same {@code query_id}; ClickHouse refuses a query whose id is already
+ * running (code 216, retried), so two copies never evaluate the filter at the same time, and a copy that reaches
+ * the server late — after its client timed out and a retry landed the rows — finds them present and adds nothing.
+ * A partial landing (a 5xx after some blocks were written) is harmless for the same reason.
+ *
+ * <p>Cost: the filter reads the range's provenance columns from the target (primary-key range when the table is
+ * ordered by them). Limitation: in JSON mode the external table has every insertable column of the target, so an
+ * event that omits a column with a {@code DEFAULT} expression gets the type's default instead of the expression.
+ */
+public final class IdempotentInsert {
+    /** The external table's name in the request. */
+    public static final String EXTERNAL = "sluice_batch";
+
+    /** One request: statement, query id, and how the server reads the external data. */
+    public record Statement(String sql, String queryId, String format, String structure) {
+    }
+
+    private final String table;
+    private final String columnList;
+    private final String format;
+    private final String structure;
+
+    /**
+     * @param encoder null for JSON passthrough (the external table has every insertable column of the target), or
+     *                the encoder whose columns, followed by the provenance columns, are the RowBinary row
+     */
+    public IdempotentInsert(ClickHouseTarget target, RowEncoder encoder, RowFormat.Provenance provenance) {
+        this.table = target.table();
+        List<String> cols = new ArrayList<>();
+        if (encoder == null) {
+            cols.addAll(target.insertableColumns().keySet());
+            this.format = "JSONEachRow";
+        } else {
+            cols.addAll(encoder.columns());
+            if (provenance == RowFormat.Provenance.OFFSETS) {
+                cols.add(ClickHouseTarget.PARTITION_COLUMN);
+                cols.add(ClickHouseTarget.OFFSET_COLUMN);
+            } else if (provenance == RowFormat.Provenance.ENTRIES) {
+                cols.add(ClickHouseTarget.ENTRY_COLUMN);
+                cols.add(ClickHouseTarget.INDEX_COLUMN);
+            }
+            this.format = "RowBinary";
+        }
+        StringBuilder st = new StringBuilder();
+        Map<String, String> types = target.insertableColumns();
+        for (String c : cols) {
+            String type = types.containsKey(c) ? types.get(c) : target.columnType(c);
+            st.append(st.length() == 0 ? "" : ", ").append(c).append(' ').append(type);
+        }
+        this.structure = st.toString();
+        this.columnList = String.join(", ", cols);
+    }
+
+    /** Rows of journal partition {@code partition} with offsets in [first, last], inserted unless already present. */
+    public Statement offsets(int partition, long first, long last, String queryId) {
+        String sql = "INSERT INTO " + table + " (" + columnList + ") SELECT " + columnList + " FROM " + EXTERNAL
+                + " WHERE " + ClickHouseTarget.OFFSET_COLUMN + " NOT IN (SELECT " + ClickHouseTarget.OFFSET_COLUMN
+                + " FROM " + table + " WHERE " + ClickHouseTarget.PARTITION_COLUMN + " = " + partition + " AND "
+                + ClickHouseTarget.OFFSET_COLUMN + " BETWEEN " + first + " AND " + last + ")";
+        return new Statement(sql, queryId, format, structure);
+    }
+
+    /** Rows of stream entries, each identified by (entry id, index in the entry), inserted unless already present. */
+    public Statement entries(String queryId) {
+        String e = ClickHouseTarget.ENTRY_COLUMN;
+        String i = ClickHouseTarget.INDEX_COLUMN;
+        String sql = "INSERT INTO " + table + " (" + columnList + ") SELECT " + columnList + " FROM " + EXTERNAL
+                + " WHERE (" + e + ", " + i + ") NOT IN (SELECT " + e + ", " + i + " FROM " + table + " WHERE " + e
+                + " IN (SELECT " + e + " FROM " + EXTERNAL + "))";
+        return new Statement(sql, queryId, format, structure);
+    }
+}

@@ -1,0 +1,641 @@
+package io.sluice.redis;
+
+import io.lettuce.core.Limit;
+import io.lettuce.core.Range;
+import io.lettuce.core.RedisBusyException;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.StreamMessage;
+import io.lettuce.core.XAutoClaimArgs;
+import io.lettuce.core.XGroupCreateArgs;
+import io.lettuce.core.XReadArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.models.stream.ClaimedMessages;
+import io.lettuce.core.models.stream.PendingMessage;
+import io.sluice.core.Consumer;
+import io.sluice.core.ConsumerConfig;
+import io.sluice.core.ConsumerRecord;
+import io.sluice.core.OffsetReset;
+import io.sluice.core.SluiceException;
+import io.sluice.core.SluiceException.ClosedException;
+import io.sluice.core.TopicPartition;
+import io.sluice.redis.internal.EntryIds;
+import io.sluice.redis.internal.GroupInfo;
+import io.sluice.redis.internal.RedisClients;
+import io.sluice.redis.internal.StreamFields;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A {@link Consumer} over Redis streams. <b>Not thread-safe</b>: one thread polls it.
+ *
+ * <p><b>In a group</b> ({@link #subscribe}, with {@link ConsumerConfig#groupId()}): the consumer is a member
+ * {@code <clientId>-<random>} of the Redis consumer group {@code groupId} on every stream of the topic (created with
+ * {@code MKSTREAM} at {@code 0} for {@link OffsetReset#EARLIEST}, at {@code $} otherwise). {@link #poll} is
+ * {@code XREADGROUP GROUP <group> <member> COUNT <maxPollRecords> BLOCK <timeout> STREAMS <keys> > ...}: Redis wakes
+ * the blocked read when an entry arrives. Every member reads every partition; Redis shares the entries out.
+ *
+ * <p><b>Committed</b> means acknowledged: {@link #commitSync()} sends {@code XACK} for every entry this member was
+ * given and waits for the reply; {@link #commitAsync()} sends the same {@code XACK} pipelined in front of the next
+ * read. An entry delivered but not acknowledged stays in the group's pending list; once it has been idle for
+ * {@code claimIdleMillis} (its member died, stalled or skipped it) the next member to poll claims it with
+ * {@code XAUTOCLAIM} and gets it again ({@code ConsumerTakeoverTest}). An entry claimed after {@code maxDeliveries}
+ * deliveries is appended to the topic's dead-letter stream and acknowledged instead ({@code DeadLetterTest}).
+ * Delivery is at-least-once.
+ *
+ * <p><b>Offsets.</b> {@link ConsumerRecord#offset()} is the entry id as a long ({@code ms << 22 | seq}), so offsets
+ * grow with ids but are not dense; {@link ConsumerRecord#entryId()} is the id itself. {@link #committed} is the group's
+ * floor: its oldest pending entry, or the entry after its last-delivered id. In a group, {@code seek*} move the whole
+ * group ({@code XGROUP SETID}).
+ *
+ * <p><b>Without a group</b> ({@link #assign}), the consumer reads with {@code XREAD} from its own positions, and
+ * commits are refused.
+ *
+ * <p>Bounds: a poll returns at most {@code maxPollRecords}; a member holds at most 64 × {@code maxPollRecords}
+ * uncommitted entries, after which {@code poll} fails with {@link SluiceException.BackPressureException} until it
+ * commits.
+ */
+public final class RedisStreamsConsumer implements Consumer {
+    private static final byte[] DLQ_STREAM = "dlq.stream".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] DLQ_ID = "dlq.id".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] DLQ_GROUP = "dlq.group".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] DLQ_DELIVERIES = "dlq.deliveries".getBytes(StandardCharsets.UTF_8);
+
+    private final RedisStreamsConfig config;
+    private final ConsumerConfig consumerConfig;
+    private final RedisClients clients;
+    private final StatefulRedisConnection<byte[], byte[]> connection;
+    private final RedisAsyncCommands<byte[], byte[]> redis;
+    private final String memberName;
+    private final int maxUncommitted;
+
+    private String topic;
+    private boolean grouped;
+    private byte[] group;
+    private io.lettuce.core.Consumer<byte[]> member;
+    private final List<TopicPartition> partitions = new ArrayList<>();
+    private byte[][] keys = new byte[0][];
+    /** Assign mode: the last id read per partition (XREAD continues after it). */
+    private String[] positions = new String[0];
+    /** Group mode: ids delivered to this member and not yet acknowledged, per partition. */
+    private List<List<String>> uncommitted = new ArrayList<>();
+    private int uncommittedCount;
+    /** Ids queued by commitAsync, sent in front of the next read. */
+    private List<List<String>> queuedAcks = new ArrayList<>();
+    private final List<RedisFuture<Long>> ackReplies = new ArrayList<>();
+    private SluiceException asyncCommitFailure;
+    private String[] claimCursors = new String[0];
+    private long nextClaimNanos;
+    /** When the oldest commitAsync acknowledgement still held back was queued (System.nanoTime), or -1. */
+    private long asyncAcksSinceNanos = -1;
+    private int asyncAcksQueued;
+    private long deadLettered;
+    private long claimed;
+    private boolean closed;
+
+    public RedisStreamsConsumer(RedisStreamsConfig config, ConsumerConfig consumerConfig) {
+        this.config = config;
+        this.consumerConfig = consumerConfig;
+        this.memberName = consumerConfig.clientId() + "-" + UUID.randomUUID().toString().substring(0, 8);
+        this.maxUncommitted = consumerConfig.maxPollRecords() * 64;
+        this.clients = new RedisClients(config, "consumer-" + consumerConfig.clientId());
+        this.connection = clients.client().connect(ByteArrayCodec.INSTANCE);
+        // commands are flushed explicitly so that queued XACKs travel with the next read
+        connection.setAutoFlushCommands(false);
+        this.redis = connection.async();
+    }
+
+    /** This member's name in the Redis consumer group. */
+    public String memberName() {
+        return memberName;
+    }
+
+    @Override
+    public void assign(Set<TopicPartition> assigned) {
+        requireOpen();
+        requireSingleTopic(assigned);
+        grouped = false;
+        setPartitions(assigned);
+        positions = new String[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+            positions[i] = consumerConfig.offsetReset() == OffsetReset.EARLIEST ? "0-0" : lastId(keys[i]);
+        }
+    }
+
+    @Override
+    public void subscribe(String topic) {
+        requireOpen();
+        if (consumerConfig.groupId() == null) {
+            throw SluiceException.InvalidConfigException.of("groupId", null, "is required to subscribe");
+        }
+        Set<TopicPartition> all = new LinkedHashSet<>();
+        for (int p = 0; p < config.partitions(); p++) {
+            all.add(new TopicPartition(topic, p));
+        }
+        grouped = true;
+        group = consumerConfig.groupId().getBytes(StandardCharsets.UTF_8);
+        member = io.lettuce.core.Consumer.from(group, memberName.getBytes(StandardCharsets.UTF_8));
+        setPartitions(all);
+        String start = consumerConfig.offsetReset() == OffsetReset.EARLIEST ? "0" : "$";
+        for (byte[] key : keys) {
+            try {
+                await(redis.xgroupCreate(XReadArgs.StreamOffset.from(key, start), group, XGroupCreateArgs.Builder.mkstream(true)));
+            } catch (SluiceException e) {
+                if (!(e.getCause() instanceof RedisBusyException)) {
+                    throw e;
+                }
+                // BUSYGROUP: the group exists already; its position stands
+            }
+        }
+        claimCursors = new String[keys.length];
+        Arrays.fill(claimCursors, "0-0");
+        nextClaimNanos = System.nanoTime();
+    }
+
+    private void setPartitions(Set<TopicPartition> assigned) {
+        partitions.clear();
+        partitions.addAll(assigned);
+        if (!assigned.isEmpty()) {
+            topic = partitions.get(0).topic();
+        }
+        keys = new byte[partitions.size()][];
+        uncommitted = new ArrayList<>();
+        queuedAcks = new ArrayList<>();
+        for (int i = 0; i < keys.length; i++) {
+            TopicPartition tp = partitions.get(i);
+            if (tp.partition() >= config.partitions()) {
+                throw new SluiceException(SluiceException.Code.INVALID_REQUEST, "partition " + tp + " does not exist (partitions=" + config.partitions() + ")");
+            }
+            keys[i] = config.streamKey(tp.topic(), tp.partition()).getBytes(StandardCharsets.UTF_8);
+            uncommitted.add(new ArrayList<>());
+            queuedAcks.add(new ArrayList<>());
+        }
+        uncommittedCount = 0;
+    }
+
+    private static void requireSingleTopic(Set<TopicPartition> assigned) {
+        if (assigned.stream().map(TopicPartition::topic).distinct().count() > 1) {
+            throw new SluiceException(SluiceException.Code.INVALID_REQUEST, "a Redis Streams consumer reads one topic, got " + assigned);
+        }
+    }
+
+    @Override
+    public Set<TopicPartition> assignment() {
+        return Set.copyOf(partitions);
+    }
+
+    @Override
+    public List<ConsumerRecord> poll(Duration timeout) {
+        requireOpen();
+        if (keys.length == 0) {
+            return List.of();
+        }
+        if (grouped) {
+            if (uncommittedCount >= maxUncommitted) {
+                throw new SluiceException.BackPressureException(uncommittedCount + " entries delivered and not committed (limit "
+                        + maxUncommitted + " = 64 × maxPollRecords): commit before polling more");
+            }
+            if (System.nanoTime() - nextClaimNanos >= 0) {
+                nextClaimNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.claimIntervalMillis());
+                List<ConsumerRecord> reclaimed = reclaim();
+                if (!reclaimed.isEmpty()) {
+                    return reclaimed;
+                }
+            }
+        }
+        long blockMillis = timeout.toMillis();
+        XReadArgs args = XReadArgs.Builder.count(consumerConfig.maxPollRecords());
+        if (blockMillis > 0) {
+            args.block(blockMillis);
+        }
+        @SuppressWarnings("unchecked")
+        XReadArgs.StreamOffset<byte[]>[] offsets = new XReadArgs.StreamOffset[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+            offsets[i] = grouped ? XReadArgs.StreamOffset.lastConsumed(keys[i]) : XReadArgs.StreamOffset.from(keys[i], positions[i]);
+        }
+        if (asyncAcksDue()) {
+            sendQueuedAcks();
+        }
+        RedisFuture<List<StreamMessage<byte[], byte[]>>> read = grouped ? redis.xreadgroup(member, args, offsets) : redis.xread(args, offsets);
+        connection.flushCommands();
+        List<StreamMessage<byte[], byte[]>> messages = await(read, blockMillis);
+        checkAckReplies();
+        if (messages == null || messages.isEmpty()) {
+            return List.of();
+        }
+        List<ConsumerRecord> records = new ArrayList<>(messages.size());
+        for (StreamMessage<byte[], byte[]> m : messages) {
+            int i = indexOf(m.getStream());
+            if (m.getBody() == null) {
+                continue;
+            }
+            records.add(StreamFields.decode(topic, partitions.get(i).partition(), m));
+            if (grouped) {
+                uncommitted.get(i).add(m.getId());
+                uncommittedCount++;
+            } else {
+                positions[i] = m.getId();
+            }
+        }
+        return records;
+    }
+
+    /** Claims entries idle past claimIdleMillis (their member died or skipped them); dead-letters the ones delivered too often. */
+    private List<ConsumerRecord> reclaim() {
+        List<ConsumerRecord> records = new ArrayList<>();
+        for (int i = 0; i < keys.length && records.size() < consumerConfig.maxPollRecords(); i++) {
+            XAutoClaimArgs<byte[]> args = new XAutoClaimArgs<byte[]>().consumer(member).minIdleTime(config.claimIdleMillis())
+                    .startId(claimCursors[i]).count(consumerConfig.maxPollRecords() - records.size());
+            ClaimedMessages<byte[], byte[]> result = await(redis.xautoclaim(keys[i], args));
+            claimCursors[i] = result.getId() == null ? "0-0" : result.getId();
+            List<StreamMessage<byte[], byte[]>> messages = result.getMessages();
+            if (messages.isEmpty()) {
+                continue;
+            }
+            Map<String, Long> deliveries = config.maxDeliveries() > 0 ? deliveries(i, messages) : Map.of();
+            for (StreamMessage<byte[], byte[]> m : messages) {
+                if (m.getBody() == null || m.getBody().isEmpty()) {
+                    continue;
+                }
+                long n = deliveries.getOrDefault(m.getId(), 0L);
+                if (config.maxDeliveries() > 0 && n > config.maxDeliveries()) {
+                    deadLetter(i, m, n - 1);
+                    continue;
+                }
+                claimed++;
+                records.add(StreamFields.decode(topic, partitions.get(i).partition(), m));
+                uncommitted.get(i).add(m.getId());
+                uncommittedCount++;
+            }
+        }
+        return records;
+    }
+
+    /** Delivery counts (after this claim) of the claimed entries, from this member's pending list. */
+    private Map<String, Long> deliveries(int i, List<StreamMessage<byte[], byte[]>> messages) {
+        String lo = messages.get(0).getId();
+        String hi = messages.get(0).getId();
+        for (StreamMessage<byte[], byte[]> m : messages) {
+            if (EntryIds.toOffset(m.getId()) < EntryIds.toOffset(lo)) {
+                lo = m.getId();
+            }
+            if (EntryIds.toOffset(m.getId()) > EntryIds.toOffset(hi)) {
+                hi = m.getId();
+            }
+        }
+        List<PendingMessage> pending = await(redis.xpending(keys[i], member, Range.create(lo, hi), Limit.from(10_000)));
+        Map<String, Long> counts = new HashMap<>();
+        for (PendingMessage p : pending) {
+            counts.put(p.getId(), p.getRedeliveryCount());
+        }
+        return counts;
+    }
+
+    /** XADD to the dead-letter stream first, then XACK: a crash in between leaves a copy in both (at-least-once). */
+    private void deadLetter(int i, StreamMessage<byte[], byte[]> m, long deliveries) {
+        Map<byte[], byte[]> body = m.getBody();
+        Object[] kv = new Object[2 * body.size() + 8];
+        int k = 0;
+        for (Map.Entry<byte[], byte[]> f : body.entrySet()) {
+            kv[k++] = f.getKey();
+            kv[k++] = f.getValue();
+        }
+        kv[k++] = DLQ_STREAM;
+        kv[k++] = keys[i];
+        kv[k++] = DLQ_ID;
+        kv[k++] = m.getId().getBytes(StandardCharsets.US_ASCII);
+        kv[k++] = DLQ_GROUP;
+        kv[k++] = group;
+        kv[k++] = DLQ_DELIVERIES;
+        kv[k] = Long.toString(deliveries).getBytes(StandardCharsets.US_ASCII);
+        RedisFuture<String> added = redis.xadd(config.deadLetterKey(topic).getBytes(StandardCharsets.UTF_8), kv);
+        RedisFuture<Long> acked = redis.xack(keys[i], group, m.getId());
+        connection.flushCommands();
+        await(added);
+        await(acked);
+        deadLettered++;
+    }
+
+    private int indexOf(byte[] stream) {
+        for (int i = 0; i < keys.length; i++) {
+            if (Arrays.equals(keys[i], stream)) {
+                return i;
+            }
+        }
+        throw new IllegalStateException("entry from a stream not read: " + new String(stream, StandardCharsets.UTF_8));
+    }
+
+    /** Acknowledges every entry this member was given ({@code XACK}) and waits for Redis. */
+    @Override
+    public void commitSync() {
+        requireGroup();
+        queueAll();
+        commitQueued();
+    }
+
+    /** Acknowledges the given partitions' delivered entries below each next-offset. */
+    @Override
+    public void commitSync(Map<TopicPartition, Long> offsets) {
+        requireGroup();
+        for (Map.Entry<TopicPartition, Long> e : offsets.entrySet()) {
+            int i = partitions.indexOf(e.getKey());
+            if (i < 0) {
+                throw new SluiceException(SluiceException.Code.INVALID_REQUEST, e.getKey() + " is not assigned");
+            }
+            long next = e.getValue();
+            List<String> ids = uncommitted.get(i);
+            for (int j = ids.size() - 1; j >= 0; j--) {
+                if (EntryIds.toOffset(ids.get(j)) < next) {
+                    queuedAcks.get(i).add(ids.remove(j));
+                    uncommittedCount--;
+                }
+            }
+        }
+        commitQueued();
+    }
+
+    /**
+     * Acknowledges exactly these records (Redis acknowledges entries one by one: a record left out stays pending and is
+     * claimed again after {@code claimIdleMillis}, then dead-lettered after {@code maxDeliveries}).
+     */
+    public void commitSync(Collection<ConsumerRecord> records) {
+        requireGroup();
+        for (ConsumerRecord r : records) {
+            int i = partitions.indexOf(r.topicPartition());
+            if (i < 0 || r.entryId() == null) {
+                throw new SluiceException(SluiceException.Code.INVALID_REQUEST, "record " + r.topicPartition() + "@" + r.entryId() + " was not read by this consumer");
+            }
+            if (uncommitted.get(i).remove(r.entryId())) {
+                uncommittedCount--;
+                queuedAcks.get(i).add(r.entryId());
+            }
+        }
+        commitQueued();
+    }
+
+    /**
+     * Queues an {@code XACK} of every entry given so far; it is sent in front of the next {@link #poll} (in the same
+     * write) — or, with {@code asyncCommitLingerMillis > 0}, in front of the first read after that long (or once a
+     * poll's worth is queued), one XACK for many polls — or by {@link #commitSync} or {@link #close}. A failure is
+     * thrown by the next {@link #commitSync} or poll. Entries not yet acknowledged are redelivered if this member dies.
+     */
+    public void commitAsync() {
+        requireGroup();
+        if (uncommittedCount > 0 && asyncAcksSinceNanos < 0) {
+            asyncAcksSinceNanos = System.nanoTime();
+        }
+        asyncAcksQueued += uncommittedCount;
+        queueAll();
+    }
+
+    private void queueAll() {
+        for (int i = 0; i < keys.length; i++) {
+            queuedAcks.get(i).addAll(uncommitted.get(i));
+            uncommitted.get(i).clear();
+        }
+        uncommittedCount = 0;
+    }
+
+    private void commitQueued() {
+        sendQueuedAcks();
+        connection.flushCommands();
+        for (RedisFuture<Long> f : ackReplies) {
+            await(f);
+        }
+        ackReplies.clear();
+        throwAsyncFailure();
+    }
+
+    /**
+     * Whether the acknowledgements queued by {@link #commitAsync} go out with this read: always with
+     * {@code asyncCommitLingerMillis = 0}; otherwise once the oldest has waited that long or a poll's worth is queued.
+     */
+    private boolean asyncAcksDue() {
+        if (asyncAcksSinceNanos < 0) {
+            return true;
+        }
+        return config.asyncCommitLingerMillis() == 0 || asyncAcksQueued >= consumerConfig.maxPollRecords()
+                || System.nanoTime() - asyncAcksSinceNanos >= TimeUnit.MILLISECONDS.toNanos(config.asyncCommitLingerMillis());
+    }
+
+    private void sendQueuedAcks() {
+        asyncAcksSinceNanos = -1;
+        asyncAcksQueued = 0;
+        for (int i = 0; i < keys.length; i++) {
+            List<String> ids = queuedAcks.get(i);
+            if (!ids.isEmpty()) {
+                ackReplies.add(redis.xack(keys[i], group, ids.toArray(new String[0])));
+                ids.clear();
+            }
+        }
+    }
+
+    private void checkAckReplies() {
+        for (RedisFuture<Long> f : ackReplies) {
+            try {
+                await(f);
+            } catch (SluiceException e) {
+                if (asyncCommitFailure == null) {
+                    asyncCommitFailure = e;
+                }
+            }
+        }
+        ackReplies.clear();
+        throwAsyncFailure();
+    }
+
+    private void throwAsyncFailure() {
+        SluiceException e = asyncCommitFailure;
+        if (e != null) {
+            asyncCommitFailure = null;
+            throw e;
+        }
+    }
+
+    /** The group's floor for that partition: its oldest unacknowledged entry, or the one after its last-delivered id. */
+    /**
+     * Always 0: Redis trims a stream by id or length, not by age, and this transport's trimming never passes a
+     * group's oldest pending entry unless the producer opted in ({@code TrimmingTest}); entries trimmed under that
+     * opt-in are not counted here.
+     */
+    @Override
+    public long skippedByRetention() {
+        return 0;
+    }
+
+    /**
+     * Empty: a Redis consumer group has no generations or partition assignment (every member may be handed any
+     * entry; a dead member's pending entries are claimed with {@code XAUTOCLAIM}), so there is no membership to fence.
+     */
+    @Override
+    public java.util.Optional<io.sluice.core.ConsumerGroups.Membership> groupMembership() {
+        return java.util.Optional.empty();
+    }
+
+    @Override
+    public OptionalLong committed(TopicPartition partition) {
+        requireGroup();
+        int i = indexOfPartition(partition);
+        var sync = clients.client().connect(ByteArrayCodec.INSTANCE);
+        try {
+            for (GroupInfo g : GroupInfo.list(sync.sync(), keys[i])) {
+                if (Arrays.equals(g.name(), group)) {
+                    return OptionalLong.of(g.floor(sync.sync(), keys[i]));
+                }
+            }
+            return OptionalLong.empty();
+        } finally {
+            sync.close();
+        }
+    }
+
+    @Override
+    public long position(TopicPartition partition) {
+        int i = indexOfPartition(partition);
+        if (!grouped) {
+            return EntryIds.toOffset(positions[i]) + 1;
+        }
+        var sync = clients.client().connect(ByteArrayCodec.INSTANCE);
+        try {
+            for (GroupInfo g : GroupInfo.list(sync.sync(), keys[i])) {
+                if (Arrays.equals(g.name(), group)) {
+                    return g.lastDelivered() + 1;
+                }
+            }
+            return 0;
+        } finally {
+            sync.close();
+        }
+    }
+
+    @Override
+    public void seek(TopicPartition partition, long offset) {
+        moveTo(indexOfPartition(partition), offset <= 0 ? "0-0" : EntryIds.toId(offset - 1));
+    }
+
+    @Override
+    public void seekToBeginning(Set<TopicPartition> ps) {
+        for (TopicPartition p : ps) {
+            moveTo(indexOfPartition(p), "0-0");
+        }
+    }
+
+    @Override
+    public void seekToEnd(Set<TopicPartition> ps) {
+        for (TopicPartition p : ps) {
+            int i = indexOfPartition(p);
+            moveTo(i, lastId(keys[i]));
+        }
+    }
+
+    @Override
+    public void seekToTimestamp(TopicPartition partition, long epochMillis) {
+        long first = EntryIds.firstOffsetAt(epochMillis);
+        moveTo(indexOfPartition(partition), first <= 0 ? "0-0" : EntryIds.toId(first - 1));
+    }
+
+    /** Group: {@code XGROUP SETID} (moves every member); assign: the local position. Reads continue after {@code id}. */
+    private void moveTo(int i, String id) {
+        requireOpen();
+        if (grouped) {
+            await(redis.xgroupSetid(XReadArgs.StreamOffset.from(keys[i], id), group));
+        } else {
+            positions[i] = id;
+        }
+    }
+
+    private String lastId(byte[] key) {
+        List<StreamMessage<byte[], byte[]>> last = await(redis.xrevrange(key, Range.create("-", "+"), Limit.from(1)));
+        return last.isEmpty() ? "0-0" : last.get(0).getId();
+    }
+
+    private int indexOfPartition(TopicPartition p) {
+        int i = partitions.indexOf(p);
+        if (i < 0) {
+            throw new SluiceException(SluiceException.Code.INVALID_REQUEST, p + " is not assigned to this consumer");
+        }
+        return i;
+    }
+
+    /** Entries this member claimed from others (or from itself) after they idled past claimIdleMillis. */
+    public long claimedEntries() {
+        return claimed;
+    }
+
+    /** Entries this member moved to the dead-letter stream. */
+    public long deadLetteredEntries() {
+        return deadLettered;
+    }
+
+    private void requireGroup() {
+        requireOpen();
+        if (!grouped) {
+            throw new SluiceException(SluiceException.Code.INVALID_REQUEST, "commits need a group: subscribe with ConsumerConfig.groupId");
+        }
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new ClosedException("consumer closed");
+        }
+    }
+
+    private <T> T await(Future<T> f) {
+        return await(f, 0);
+    }
+
+    private <T> T await(Future<T> f, long extraMillis) {
+        if (f instanceof RedisFuture<?>) {
+            connection.flushCommands();
+        }
+        try {
+            return f.get(config.commandTimeoutMillis() + extraMillis, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause();
+            throw new SluiceException(SluiceException.Code.UNKNOWN, "Redis command failed: " + c.getMessage(), c);
+        } catch (CancellationException e) {
+            // Lettuce cancels commands it will not re-send when the connection drops
+            throw new SluiceException(SluiceException.Code.UNKNOWN, "Redis command cancelled (connection lost); entries it may have delivered stay pending and are claimed again", e);
+        } catch (TimeoutException e) {
+            f.cancel(true);
+            throw new SluiceException(SluiceException.Code.TIMEOUT, "no reply from Redis within " + (config.commandTimeoutMillis() + extraMillis) + " ms");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SluiceException(SluiceException.Code.UNKNOWN, "interrupted while waiting for Redis", e);
+        }
+    }
+
+    /** Sends any queued {@link #commitAsync} acknowledgements, then closes. Uncommitted entries stay pending (claimable). */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        try {
+            if (grouped) {
+                commitQueued();
+            }
+        } finally {
+            closed = true;
+            connection.close();
+            clients.close();
+        }
+    }
+}
