@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sluice's test command: works on a fresh Debian machine.
-#  1. installs what the tests need and is missing (JDK 17+, clickhouse-server, redis-server) from Debian packages;
+#  1. installs what the tests need and is missing (JDK 17+, clickhouse-server, redis-server, zookeeper) from Debian packages;
 #  2. runs the whole build with every test: ./mvnw -B verify
 #  3. runs the benchmarks in --quick mode so they keep compiling and running (figures are not checked).
 # Tests that need ClickHouse or Redis start private server processes on free loopback ports in temporary
@@ -12,6 +12,7 @@ need=()
 command -v java >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
 command -v clickhouse-server >/dev/null 2>&1 || [ -x /usr/sbin/clickhouse-server ] || need+=(clickhouse-server clickhouse-client)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+[ -r /usr/share/java/zookeeper.jar ] || need+=(zookeeper)   # replicated-table tests start a private ZooKeeper
 command -v curl >/dev/null 2>&1 || command -v wget >/dev/null 2>&1 || need+=(curl)   # the Maven wrapper downloads Maven
 command -v unzip >/dev/null 2>&1 || need+=(unzip)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)   # TLS tests make their own CA

@@ -26,6 +26,7 @@ import static io.sluice.ingest.Tables.contentSummary;
 import static io.sluice.ingest.Tables.event;
 import static io.sluice.ingest.Tables.expectedSummary;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Exactly-once into a plain MergeTree on ClickHouse 18.16 while INSERTs reach the server late, after the client
@@ -208,5 +209,32 @@ class ExactlyOnceTest {
         awaitLateCopiesExecuted(clickHouse, table);
         assertThat(proxy.faultsInjected()).isPositive();
         assertThat(contentSummary(clickHouse, table)).isEqualTo(expectedSummary(n));
+    }
+
+    @Test
+    void aReplicatedTableDropsTheLateCopyOfEveryThirdInsertWithAPrivateZooKeeper() {
+        assumeTrue(ClickHouseServer.shared().isPrivate(), "needs private servers (ZooKeeper and a replicated ClickHouse)");
+        ClickHouseServer replicated = ClickHouseServer.replicated();
+        String rdb = replicated.createDatabase("replicated");
+        String table = rdb + ".late";
+        replicated.execute("CREATE TABLE " + table + " (id UInt64, name String, value Int64, _sluice_partition UInt32,"
+                + " _sluice_offset UInt64) ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/" + table + "', '{replica}')"
+                + " ORDER BY (_sluice_partition, _sluice_offset)");
+        broker = Broker.open(BrokerConfig.builder(dir).build());
+        broker.createTopic(TopicConfig.of("replicated", 2));
+        int n = 50_000;
+        produce("replicated", 0, n);
+        proxy = FaultProxy.forUrl(replicated.url());
+        AtomicLong inserts = new AtomicLong();
+        proxy.onRequest(r -> r.isInsertInto(table) && inserts.incrementAndGet() % 3 == 0
+                ? Fault.delay(Duration.ofMillis(2_000)) : Fault.PASS);
+        IngestConfig config = lateConfig("replicated", proxy.url(), table, "replicated").build();
+        try (IngestPipeline pipeline = IngestPipeline.start(config, broker::newConsumer)) {
+            assertThat(pipeline.guarantee()).isEqualTo(Guarantee.EXACTLY_ONCE_REPLICATED_DEDUP);
+            Await.until("offsets committed", Duration.ofSeconds(120), () -> committedTotal(config.group(), "replicated", 2) == n);
+        }
+        awaitLateCopiesExecuted(replicated, table);
+        assertThat(proxy.faultsInjected()).isPositive();
+        assertThat(contentSummary(replicated, table)).isEqualTo(expectedSummary(n));
     }
 }

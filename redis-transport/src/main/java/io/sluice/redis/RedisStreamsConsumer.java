@@ -25,6 +25,9 @@ import io.sluice.redis.internal.GroupInfo;
 import io.sluice.redis.internal.RedisClients;
 import io.sluice.redis.internal.StreamFields;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -73,6 +76,7 @@ import java.util.concurrent.TimeoutException;
  * commits.
  */
 public final class RedisStreamsConsumer implements Consumer {
+    private static final Logger LOG = LoggerFactory.getLogger(RedisStreamsConsumer.class);
     private static final byte[] DLQ_STREAM = "dlq.stream".getBytes(StandardCharsets.UTF_8);
     private static final byte[] DLQ_ID = "dlq.id".getBytes(StandardCharsets.UTF_8);
     private static final byte[] DLQ_GROUP = "dlq.group".getBytes(StandardCharsets.UTF_8);
@@ -413,14 +417,15 @@ public final class RedisStreamsConsumer implements Consumer {
         uncommittedCount = 0;
     }
 
+    /**
+     * Sends the queued XACKs and waits for every outstanding one. A failed XACK is thrown (after all were awaited, so
+     * the next commit starts clean); its entries stay pending in the group and are claimed again after
+     * {@code claimIdleMillis} (at-least-once).
+     */
     private void commitQueued() {
         sendQueuedAcks();
         connection.flushCommands();
-        for (RedisFuture<Long> f : ackReplies) {
-            await(f);
-        }
-        ackReplies.clear();
-        throwAsyncFailure();
+        checkAckReplies();
     }
 
     /**
@@ -632,6 +637,9 @@ public final class RedisStreamsConsumer implements Consumer {
             if (grouped) {
                 commitQueued();
             }
+        } catch (SluiceException e) {
+            LOG.warn("closing {}: queued acknowledgements failed ({}); those entries stay pending and will be claimed again",
+                    memberName, e.getMessage());
         } finally {
             closed = true;
             connection.close();

@@ -38,6 +38,22 @@ public final class ClickHouseServer implements AutoCloseable {
         this.process = process;
     }
 
+    private static ClickHouseServer replicated;
+
+    /**
+     * A second private server, JVM-wide, whose config has a {@code <zookeeper>} section (the shared private
+     * {@link ZooKeeperServer}) and {@code <macros>} {@code shard=01, replica=r1}, for {@code Replicated*MergeTree}
+     * tables: {@code ReplicatedMergeTree('/clickhouse/tables/{shard}/db.t', '{replica}')}.
+     */
+    public static synchronized ClickHouseServer replicated() {
+        if (replicated == null) {
+            Process p = new Process(ZooKeeperServer.shared().port());
+            p.start();
+            replicated = new ClickHouseServer("http://127.0.0.1:" + p.httpPort, p);
+        }
+        return replicated;
+    }
+
     /** The JVM-wide instance, started on first use. */
     public static synchronized ClickHouseServer shared() {
         if (shared == null) {
@@ -161,12 +177,25 @@ public final class ClickHouseServer implements AutoCloseable {
         final int httpPort = freePort();
         final int tcpPort = freePort();
 
+        private final int zooKeeperPort;
+
         Process() {
-            this(null);
+            this(-1, null);
         }
 
+        /** @param zooKeeperPort a ZooKeeper on 127.0.0.1 for replicated tables, or -1 for none */
+        Process(int zooKeeperPort) {
+            this(zooKeeperPort, null);
+        }
+
+        /** @param parent where the server's temporary directory goes; null for the system's temporary directory */
         Process(Path parent) {
+            this(-1, parent);
+        }
+
+        Process(int zooKeeperPort, Path parent) {
             super("clickhouse", parent);
+            this.zooKeeperPort = zooKeeperPort;
             writeConfig();
         }
 
@@ -191,8 +220,10 @@ public final class ClickHouseServer implements AutoCloseable {
                       <max_concurrent_queries>200</max_concurrent_queries>
                       <keep_alive_timeout>3</keep_alive_timeout>
                       <mlock_executable>false</mlock_executable>
+                    %4$s
                     </yandex>
-                    """.formatted(d, httpPort, tcpPort);
+                    """.formatted(d, httpPort, tcpPort, zooKeeperPort < 0 ? "" : "<zookeeper><node><host>127.0.0.1</host><port>"
+                    + zooKeeperPort + "</port></node></zookeeper><macros><shard>01</shard><replica>r1</replica></macros>");
             String users = """
                     <?xml version="1.0"?>
                     <yandex>

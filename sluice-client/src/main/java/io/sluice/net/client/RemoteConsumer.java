@@ -365,14 +365,23 @@ public final class RemoteConsumer implements Consumer {
         } catch (SluiceException.RebalanceInProgressException | SluiceException.IllegalGenerationException e) {
             LOG.debug("group '{}': {}; revoking {} and rejoining", config.groupId(), e.getMessage(), assignment);
             applyAssignment(new TreeSet<>());
-            join();
+            try {
+                join();
+            } catch (SluiceException.UnknownMemberException | SluiceException.FencedMemberException expired) {
+                joinAsNewMember(expired);
+            }
         } catch (SluiceException.UnknownMemberException | SluiceException.FencedMemberException e) {
-            LOG.info("member {} of group '{}': {}; joining as a new member", memberId, config.groupId(), e.getMessage());
-            applyAssignment(new TreeSet<>());
-            memberId = null;
-            generation = ConsumerGroups.NO_GENERATION;
-            join();
+            joinAsNewMember(e);
         }
+    }
+
+    private void joinAsNewMember(SluiceException why) {
+        LOG.info("member {} of group '{}': {}; joining as a new member", memberId, config.groupId(), why.getMessage());
+        applyAssignment(new TreeSet<>());
+        memberId = null;
+        generation = ConsumerGroups.NO_GENERATION;
+        pending = false;
+        join();
     }
 
     private void onMembership(ConsumerGroups.Membership m) {

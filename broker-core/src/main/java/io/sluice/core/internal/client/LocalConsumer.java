@@ -253,16 +253,24 @@ public final class LocalConsumer implements Consumer {
         } catch (SluiceException.RebalanceInProgressException | SluiceException.IllegalGenerationException e) {
             LOG.debug("group '{}': {}; revoking {} and rejoining", config.groupId(), e.getMessage(), readers.keySet());
             setAssignment(Set.of());
-            apply(groups.join(config.groupId(), topic, memberId, generation, config.clientId(), config.sessionTimeoutMillis()));
+            try {
+                apply(groups.join(config.groupId(), topic, memberId, generation, config.clientId(), config.sessionTimeoutMillis()));
+            } catch (SluiceException.UnknownMemberException | SluiceException.FencedMemberException expired) {
+                joinAsNewMember(expired);
+            }
         } catch (SluiceException.UnknownMemberException | SluiceException.FencedMemberException e) {
-            // our session expired (we did not poll in time) or the id is taken: join as a new member
-            LOG.info("group '{}': {}; joining as a new member", config.groupId(), e.getMessage());
-            setAssignment(Set.of());
-            memberId = null;
-            generation = ConsumerGroups.NO_GENERATION;
-            apply(groups.join(config.groupId(), topic, null, ConsumerGroups.NO_GENERATION, config.clientId(),
-                    config.sessionTimeoutMillis()));
+            joinAsNewMember(e);
         }
+    }
+
+    /** Our session expired (we did not poll in time) or the id is taken: join as a new member. */
+    private void joinAsNewMember(SluiceException why) {
+        LOG.info("group '{}': {}; joining as a new member", config.groupId(), why.getMessage());
+        setAssignment(Set.of());
+        memberId = null;
+        generation = ConsumerGroups.NO_GENERATION;
+        apply(journals.groups().join(config.groupId(), topic, null, ConsumerGroups.NO_GENERATION, config.clientId(),
+                config.sessionTimeoutMillis()));
     }
 
     private void readAvailable(List<ConsumerRecord> out) {

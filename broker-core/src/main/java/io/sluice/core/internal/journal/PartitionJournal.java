@@ -67,6 +67,8 @@ public final class PartitionJournal implements AutoCloseable {
     /** end offset covered by the last successful {@link #sync()}: everything below it is on disk. */
     private volatile long syncedEndOffset;
 
+    private static final int MAX_UNSYNCED_CYCLES = 8;
+
     // journal-writer thread state
     private ExcerptAppender appender;
     private int lastCycle = Integer.MIN_VALUE;
@@ -267,6 +269,9 @@ public final class PartitionJournal implements AutoCloseable {
             lastCycle = cycle;
             unsyncedCycles.add(cycle);
             directoryUnsynced = true;
+            if (unsyncedCycles.size() > MAX_UNSYNCED_CYCLES) {
+                syncQuietly(); // a JOURNAL-only partition never syncs: keep the set bounded
+            }
         }
         endOffset = offset + 1; // volatile write publishes the record to readers
         return offset;
@@ -327,6 +332,9 @@ public final class PartitionJournal implements AutoCloseable {
         }
         try {
             for (int cycle : unsyncedCycles) {
+                if (cycle != lastCycle && !cycleByBaseOffset.containsValue(cycle)) {
+                    continue; // retention removed it: nothing of it is acknowledged any more
+                }
                 DurableFiles.fsync(cycleFile(cycle));
             }
             if (directoryUnsynced) {
@@ -341,6 +349,14 @@ public final class PartitionJournal implements AutoCloseable {
             unsyncedCycles.add(lastCycle); // the current cycle keeps receiving appends
         }
         syncedEndOffset = end;
+    }
+
+    private void syncQuietly() {
+        try {
+            sync();
+        } catch (SluiceException.JournalException e) {
+            LOG.warn("{}: background sync failed (retried at the next sync): {}", partition, e.getMessage());
+        }
     }
 
     /** Offsets below this are forced to disk (survive an OS crash). */

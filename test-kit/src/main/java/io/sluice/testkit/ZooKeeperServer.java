@@ -1,0 +1,92 @@
+package io.sluice.testkit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * A private ZooKeeper for tests (Debian's {@code zookeeper} package, {@code /usr/share/java/zookeeper.jar}), for
+ * ClickHouse's {@code Replicated*MergeTree}: standalone {@code QuorumPeerMain} on a free loopback port, data in a
+ * temporary directory, admin server off, only the {@code ruok} four-letter word (the readiness probe). One instance
+ * per JVM ({@link #shared()}), stopped at JVM exit.
+ */
+public final class ZooKeeperServer {
+    private static ZooKeeperServer shared;
+
+    private final Process process;
+
+    private ZooKeeperServer(Process process) {
+        this.process = process;
+    }
+
+    /** The JVM-wide instance, started on first use. */
+    public static synchronized ZooKeeperServer shared() {
+        if (shared == null) {
+            Process p = new Process();
+            p.start();
+            shared = new ZooKeeperServer(p);
+        }
+        return shared;
+    }
+
+    public int port() {
+        return process.port;
+    }
+
+    public void stop() {
+        process.stop();
+    }
+
+    public void start() {
+        process.start();
+    }
+
+    static final class Process extends ServerProcess {
+        final int port = freePort();
+
+        Process() {
+            super("zookeeper");
+            String cfg = """
+                    tickTime=2000
+                    dataDir=%s
+                    clientPort=%d
+                    clientPortAddress=127.0.0.1
+                    admin.enableServer=false
+                    4lw.commands.whitelist=ruok
+                    maxClientCnxns=0
+                    """.formatted(dir.resolve("data").toAbsolutePath(), port);
+            try {
+                Files.createDirectories(dir.resolve("data"));
+                Files.writeString(dir.resolve("zoo.cfg"), cfg);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        @Override
+        protected List<String> command() {
+            Path jar = Path.of("/usr/share/java/zookeeper.jar");
+            if (!Files.isReadable(jar)) {
+                throw new IllegalStateException(jar + " is missing (scripts/test.sh installs the zookeeper package)");
+            }
+            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            return List.of(java, "-Xmx128m", "-Dzookeeper.admin.enableServer=false", "-cp", jar.toString(),
+                    "org.apache.zookeeper.server.quorum.QuorumPeerMain", dir.resolve("zoo.cfg").toAbsolutePath().toString());
+        }
+
+        @Override
+        protected boolean isReady() {
+            try (java.net.Socket s = new java.net.Socket()) {
+                s.connect(new java.net.InetSocketAddress("127.0.0.1", port), 200);
+                s.setSoTimeout(2000);
+                s.getOutputStream().write("ruok".getBytes(StandardCharsets.US_ASCII));
+                return new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).equals("imok");
+            } catch (IOException e) {
+                return false;
+            }
+        }
+    }
+}
