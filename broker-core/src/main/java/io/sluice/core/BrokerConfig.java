@@ -1,8 +1,13 @@
 package io.sluice.core;
 
 import io.sluice.core.SluiceException.InvalidConfigException;
+import io.sluice.core.config.ConfigDef;
+import io.sluice.core.config.ConfigDef.Importance;
+import io.sluice.core.config.ConfigDef.Type;
+import io.sluice.core.config.Validator;
 
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -23,41 +28,71 @@ import java.util.Objects;
 public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStrategy, int maxEventSize,
                            RollCycleType rollCycle, long retentionCheckMillis, EpochClock clock, long minFreeDiskBytes) {
 
-    public static final int DEFAULT_RING_SIZE = 16_384;
-    public static final int DEFAULT_MAX_EVENT_SIZE = 1 << 20;
     public static final int MAX_EVENT_SIZE_LIMIT = 64 << 20;
-    public static final long DEFAULT_MIN_FREE_DISK_BYTES = 64L << 20;
+
+    public static final String DATA_DIR = "data.dir";
+    public static final String RING_SIZE = "ring.size";
+    public static final String WAIT_STRATEGY = "wait.strategy";
+    public static final String MAX_EVENT_SIZE = "max.event.size";
+    public static final String ROLL_CYCLE = "roll.cycle";
+    public static final String RETENTION_CHECK_MS = "retention.check.ms";
+    public static final String MIN_FREE_DISK_BYTES = "min.free.disk.bytes";
+
+    /** The broker's settings as a properties file names them; the builder's defaults come from here. */
+    public static final ConfigDef DEFINITION = new ConfigDef()
+            .define(DATA_DIR, Type.STRING, "./data", Validator.nonBlank(), Importance.HIGH,
+                    "topics (`topics/<name>/<partition>/*.cq4`) and committed offsets (`groups/`); created if missing")
+            .define(RING_SIZE, Type.INT, 16_384, Validator.powerOfTwo(64, 1 << 22), Importance.MEDIUM,
+                    "slots per partition ring: bounds the events in flight between producers and the partition's journal writer")
+            .define(WAIT_STRATEGY, Type.STRING, "sleeping", Validator.oneOf(WaitStrategyType.class), Importance.LOW,
+                    "how journal writers and subscribers wait for events (Disruptor wait strategies)")
+            .define(MAX_EVENT_SIZE, Type.INT, 1 << 20, Validator.between(64, MAX_EVENT_SIZE_LIMIT), Importance.MEDIUM,
+                    "largest serialized event in bytes (key + value + headers + 26 bytes framing)")
+            .define(ROLL_CYCLE, Type.STRING, "hourly", Validator.oneOf(RollCycleType.class), Importance.LOW,
+                    "journal file granularity, and so retention granularity")
+            .define(RETENTION_CHECK_MS, Type.LONG, 60_000L, Validator.atLeast(1), Importance.LOW,
+                    "how often topic retention runs")
+            .define(MIN_FREE_DISK_BYTES, Type.LONG, 64L << 20, Validator.atLeast(0), Importance.MEDIUM,
+                    "below this much free disk, appends fail with a JournalException (nothing acknowledged is lost; "
+                            + "writes resume when space returns) instead of risking a SIGBUS on a memory-mapped write; 0 disables");
+
+    public static final int DEFAULT_RING_SIZE = DEFINITION.defaultInt(RING_SIZE);
+    public static final int DEFAULT_MAX_EVENT_SIZE = DEFINITION.defaultInt(MAX_EVENT_SIZE);
+    public static final long DEFAULT_MIN_FREE_DISK_BYTES = DEFINITION.defaultLong(MIN_FREE_DISK_BYTES);
 
     public BrokerConfig {
         Objects.requireNonNull(dataDir, "dataDir");
         Objects.requireNonNull(waitStrategy, "waitStrategy");
         Objects.requireNonNull(rollCycle, "rollCycle");
         Objects.requireNonNull(clock, "clock");
-        if (ringSize < 64 || ringSize > (1 << 22) || Integer.bitCount(ringSize) != 1) {
-            throw InvalidConfigException.of("ringSize", ringSize, "must be a power of two between 64 and 4194304");
-        }
-        if (maxEventSize < 64 || maxEventSize > MAX_EVENT_SIZE_LIMIT) {
-            throw InvalidConfigException.of("maxEventSize", maxEventSize, "must be between 64 and " + MAX_EVENT_SIZE_LIMIT + " bytes");
-        }
-        if (minFreeDiskBytes < 0) {
-            throw InvalidConfigException.of("minFreeDiskBytes", minFreeDiskBytes, "must be >= 0");
-        }
-        if (retentionCheckMillis < 1) {
-            throw InvalidConfigException.of("retentionCheckMillis", retentionCheckMillis, "must be >= 1");
-        }
+        DEFINITION.check(RING_SIZE, "ringSize", ringSize);
+        DEFINITION.check(MAX_EVENT_SIZE, "maxEventSize", maxEventSize);
+        DEFINITION.check(MIN_FREE_DISK_BYTES, "minFreeDiskBytes", minFreeDiskBytes);
+        DEFINITION.check(RETENTION_CHECK_MS, "retentionCheckMillis", retentionCheckMillis);
     }
 
     public static Builder builder(Path dataDir) {
         return new Builder(dataDir);
     }
 
+    /** A builder holding {@code settings} (parsed by {@link #DEFINITION}); the clock stays the system clock. */
+    public static Builder builder(ConfigDef.Values settings) {
+        return new Builder(Path.of(settings.getString(DATA_DIR)))
+                .ringSize(settings.getInt(RING_SIZE))
+                .waitStrategy(WaitStrategyType.valueOf(settings.getString(WAIT_STRATEGY).toUpperCase(Locale.ROOT)))
+                .maxEventSize(settings.getInt(MAX_EVENT_SIZE))
+                .rollCycle(RollCycleType.valueOf(settings.getString(ROLL_CYCLE).toUpperCase(Locale.ROOT)))
+                .retentionCheckMillis(settings.getLong(RETENTION_CHECK_MS))
+                .minFreeDiskBytes(settings.getLong(MIN_FREE_DISK_BYTES));
+    }
+
     public static final class Builder {
         private final Path dataDir;
         private int ringSize = DEFAULT_RING_SIZE;
-        private WaitStrategyType waitStrategy = WaitStrategyType.SLEEPING;
+        private WaitStrategyType waitStrategy = WaitStrategyType.valueOf(DEFINITION.defaultString(WAIT_STRATEGY).toUpperCase(Locale.ROOT));
         private int maxEventSize = DEFAULT_MAX_EVENT_SIZE;
-        private RollCycleType rollCycle = RollCycleType.HOURLY;
-        private long retentionCheckMillis = 60_000;
+        private RollCycleType rollCycle = RollCycleType.valueOf(DEFINITION.defaultString(ROLL_CYCLE).toUpperCase(Locale.ROOT));
+        private long retentionCheckMillis = DEFINITION.defaultLong(RETENTION_CHECK_MS);
         private EpochClock clock = EpochClock.SYSTEM;
         private long minFreeDiskBytes = DEFAULT_MIN_FREE_DISK_BYTES;
 

@@ -21,7 +21,7 @@ import java.util.concurrent.CompletableFuture;
  */
 public interface EventSink extends AutoCloseable {
 
-    /** Opens the sink of {@code config.strategy()} (not {@link Strategy#JOURNAL}: see {@link IngestPipeline}). */
+    /** Opens the sink of {@code config.strategy()} (every strategy with {@link Strategy#hasEventSink()}; offset-range runs in an {@link IngestPipeline}). */
     static EventSink open(IngestConfig config) {
         return Sinks.open(config);
     }

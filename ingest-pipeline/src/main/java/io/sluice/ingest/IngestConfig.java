@@ -5,6 +5,10 @@ import io.sluice.core.SluiceException.InvalidConfigException;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
+import io.sluice.core.config.ConfigDef;
+import io.sluice.core.config.ConfigDef.Importance;
+import io.sluice.core.config.ConfigDef.Type;
+import io.sluice.core.config.Validator;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.function.Function;
@@ -55,6 +59,114 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
                            long redisClaimIdleMs, int redisMaxDeliveries, String group, String deadLetterTable,
                            Source source, String kafkaBootstrap, List<List<String>> shards, ShardBy shardBy) {
 
+    public static final String TOPIC = "topic";
+    public static final String CLICKHOUSE_URL = "clickhouse.url";
+    public static final String CLICKHOUSE_USER = "clickhouse.user";
+    public static final String CLICKHOUSE_PASSWORD = "clickhouse.password";
+    public static final String CLICKHOUSE_USER_ENV = "clickhouse.user.env";
+    public static final String CLICKHOUSE_PASSWORD_ENV = "clickhouse.password.env";
+    public static final String TABLE = "table";
+    public static final String TABLE_DDL = "table.ddl";
+    public static final String STRATEGY = "strategy";
+    public static final String ROW_ENCODER = "row.encoder";
+    public static final String BATCH_ROWS = "batch.rows";
+    public static final String BATCH_BYTES = "batch.bytes";
+    public static final String LINGER_MS = "linger.ms";
+    public static final String MAX_IN_FLIGHT = "max.in.flight";
+    public static final String WORKERS = "workers";
+    public static final String BUFFER_EVENTS = "buffer.events";
+    public static final String BLOCK_MS = "block.ms";
+    public static final String RETRY_INITIAL_MS = "retry.initial.ms";
+    public static final String RETRY_MAX_MS = "retry.max.ms";
+    public static final String INSERT_TIMEOUT_MS = "insert.timeout.ms";
+    public static final String CLOSE_TIMEOUT_MS = "close.timeout.ms";
+    public static final String REDIS_URL = "redis.url";
+    public static final String REDIS_STREAM = "redis.stream";
+    public static final String REDIS_GROUP = "redis.group";
+    public static final String REDIS_MAX_PENDING = "redis.max.pending";
+    public static final String REDIS_CLAIM_IDLE_MS = "redis.claim.idle.ms";
+    public static final String REDIS_MAX_DELIVERIES = "redis.max.deliveries";
+    public static final String GROUP = "group";
+    public static final String DEAD_LETTER_TABLE = "dead.letter.table";
+    public static final String SOURCE = "source";
+    public static final String KAFKA_BOOTSTRAP = "kafka.bootstrap";
+    public static final String CLICKHOUSE_SHARDS = "clickhouse.shards";
+    public static final String CLICKHOUSE_SHARD_BY = "clickhouse.shard.by";
+
+    /**
+     * One pipeline's settings as written after {@code ingest.<name>.} in the broker's properties file (or with
+     * {@code sluice ingest --set}); the builder's defaults come from here.
+     */
+    public static final ConfigDef DEFINITION = new ConfigDef()
+            .define(TOPIC, Type.STRING, null, Importance.HIGH, "Sluice topic to ingest from (required by a pipeline)")
+            .define(CLICKHOUSE_URL, Type.STRING, null, Importance.HIGH,
+                    "ClickHouse HTTP interface, e.g. `http://127.0.0.1:8123` (required)")
+            .define(CLICKHOUSE_USER, Type.STRING, "default", Importance.MEDIUM, "ClickHouse user")
+            .define(CLICKHOUSE_PASSWORD, Type.PASSWORD, "", Importance.MEDIUM,
+                    "ClickHouse password (never logged; prefer clickhouse.password.env)")
+            .define(CLICKHOUSE_USER_ENV, Type.STRING, null, Importance.LOW, "environment variable holding the ClickHouse user")
+            .define(CLICKHOUSE_PASSWORD_ENV, Type.STRING, null, Importance.MEDIUM,
+                    "environment variable holding the ClickHouse password: secrets stay out of config files")
+            .define(TABLE, Type.STRING, ConfigDef.NO_DEFAULT, Importance.HIGH, "target table, fully qualified `db.table` (required)")
+            .define(TABLE_DDL, Type.STRING, null, Importance.LOW, "CREATE TABLE statement run before the table is validated")
+            .define(STRATEGY, Type.STRING, "coalescing", strategyValidator(), Importance.HIGH,
+                    "how rows travel (docs/ingest.md); `journal` is accepted as the deprecated name of `offset-range`")
+            .define(ROW_ENCODER, Type.STRING, null, Importance.LOW,
+                    "RowEncoder class (public no-argument constructor) for typed RowBinary rows; none: JSON passthrough (JSONEachRow)")
+            .define(BATCH_ROWS, Type.INT, 10_000, Validator.between(1, 1_000_000), Importance.MEDIUM,
+                    "most rows per INSERT (ClickHouse writes up to 1,048,576 rows as one block)")
+            .define(BATCH_BYTES, Type.INT, 16 << 20, Validator.atLeast(1024), Importance.MEDIUM, "most payload bytes per INSERT")
+            .define(LINGER_MS, Type.LONG, 50L, Validator.between(0, 60_000), Importance.MEDIUM,
+                    "longest a non-full batch waits for more rows")
+            .define(MAX_IN_FLIGHT, Type.INT, 2, Validator.between(1, 64), Importance.MEDIUM,
+                    "INSERTs running at once (coalescing, offset-range) / async inserts in flight")
+            .define(WORKERS, Type.INT, 2, Validator.between(1, 64), Importance.MEDIUM, "drainers in the Redis consumer group (worker-pool)")
+            .define(BUFFER_EVENTS, Type.INT, 200_000, Validator.atLeast(1), Importance.MEDIUM,
+                    "events accepted but not yet in ClickHouse (or Redis) before writers are back-pressured")
+            .define(BLOCK_MS, Type.LONG, 10_000L, Validator.atLeast(0), Importance.LOW,
+                    "how long a write waits for room in a full buffer before BackPressureException")
+            .define(RETRY_INITIAL_MS, Type.LONG, 50L, Validator.atLeast(1), Importance.LOW,
+                    "first retry delay after a transient failure (doubles up to retry.max.ms, forever until close)")
+            .define(RETRY_MAX_MS, Type.LONG, 5_000L, Validator.atLeast(1), Importance.LOW, "longest retry delay (≥ retry.initial.ms)")
+            .define(INSERT_TIMEOUT_MS, Type.LONG, 30_000L, Validator.atLeast(100), Importance.LOW, "HTTP request timeout of one INSERT")
+            .define(CLOSE_TIMEOUT_MS, Type.LONG, 30_000L, Validator.atLeast(0), Importance.LOW,
+                    "how long close keeps trying to land what was accepted before failing the rest")
+            .define(REDIS_URL, Type.STRING, null, Importance.HIGH, "Redis for redis-stream and worker-pool, e.g. `redis://127.0.0.1:6379`")
+            .define(REDIS_STREAM, Type.STRING, new ConfigDef.Computed("`sluice:<table>`", () -> null), Importance.LOW, "stream key")
+            .define(REDIS_GROUP, Type.STRING, "sluice-ingest", Validator.nonBlank(), Importance.LOW, "stream consumer group")
+            .define(REDIS_MAX_PENDING, Type.LONG, 1_000_000L, Validator.atLeast(1), Importance.MEDIUM,
+                    "stream entries not yet in ClickHouse before XADD is back-pressured")
+            .define(REDIS_CLAIM_IDLE_MS, Type.LONG, 60_000L, Validator.atLeast(100), Importance.LOW,
+                    "entries pending this long at a silent worker are taken over (XAUTOCLAIM)")
+            .define(REDIS_MAX_DELIVERIES, Type.INT, 5, Validator.atLeast(1), Importance.LOW,
+                    "an entry delivered this many times without being acknowledged is dead-lettered")
+            .define(GROUP, Type.STRING, new ConfigDef.Computed("`sluice-ingest-<name>`", () -> null), Importance.LOW,
+                    "Sluice consumer group that reads the topic")
+            .define(DEAD_LETTER_TABLE, Type.STRING, new ConfigDef.Computed("`<table>_dead_letters`", () -> null), Importance.LOW,
+                    "ClickHouse table for rejected rows of the non-Redis strategies (`db.table`)")
+            .define(SOURCE, Type.STRING, "sluice", Importance.MEDIUM,
+                    "where events come from: `sluice` (the broker's topic) or `kafka` (a Kafka topic, see `kafka.bootstrap`)")
+            .define(KAFKA_BOOTSTRAP, Type.STRING, null, Importance.MEDIUM,
+                    "Kafka bootstrap servers `HOST:PORT[,HOST:PORT...]` when `source=kafka`")
+            .define(CLICKHOUSE_SHARDS, Type.STRING, null, Importance.MEDIUM,
+                    "cluster target: shards separated by `;`, each shard's replica URLs by `,` (offset-range strategy; `table` is then each shard's local table)")
+            .define(CLICKHOUSE_SHARD_BY, Type.STRING, "partition", Importance.LOW,
+                    "how a partition picks its shard: `partition` (partition mod shards) or `random` (a fixed hash of topic and partition)");
+
+    private static Validator strategyValidator() {
+        return new Validator() {
+            @Override
+            public void ensureValid(String setting, Object value) {
+                Strategy.parse(setting, value.toString());
+            }
+
+            @Override
+            public String toString() {
+                return String.join(", ", Strategy.configNames()) + " (`" + Strategy.DEPRECATED_JOURNAL_NAME + "`: deprecated alias of `offset-range`)";
+            }
+        };
+    }
+
     public IngestConfig {
         require(name != null && name.matches("[A-Za-z0-9_.-]+"), "name", name, "must be letters, digits, '_', '.', '-'");
         require(clickHouseUrl != null, "clickhouse.url", clickHouseUrl, "is required (or clickhouse.shards)");
@@ -70,26 +182,26 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
         require(table != null && table.matches("[A-Za-z_][A-Za-z0-9_]*\\.[A-Za-z_][A-Za-z0-9_]*"), "table", table,
                 "must be fully qualified as db.table (letters, digits, '_')");
         Objects.requireNonNull(strategy, "strategy");
-        require(batchRows >= 1 && batchRows <= 1_000_000, "batch.rows", batchRows, "must be between 1 and 1000000");
-        require(batchBytes >= 1024, "batch.bytes", batchBytes, "must be >= 1024");
-        require(lingerMs >= 0 && lingerMs <= 60_000, "linger.ms", lingerMs, "must be between 0 and 60000");
-        require(maxInFlight >= 1 && maxInFlight <= 64, "max.in.flight", maxInFlight, "must be between 1 and 64");
-        require(workers >= 1 && workers <= 64, "workers", workers, "must be between 1 and 64");
-        require(bufferEvents >= 1, "buffer.events", bufferEvents, "must be >= 1");
-        require(blockMs >= 0, "block.ms", blockMs, "must be >= 0");
-        require(retryInitialMs >= 1, "retry.initial.ms", retryInitialMs, "must be >= 1");
+        DEFINITION.check(BATCH_ROWS, BATCH_ROWS, batchRows);
+        DEFINITION.check(BATCH_BYTES, BATCH_BYTES, batchBytes);
+        DEFINITION.check(LINGER_MS, LINGER_MS, lingerMs);
+        DEFINITION.check(MAX_IN_FLIGHT, MAX_IN_FLIGHT, maxInFlight);
+        DEFINITION.check(WORKERS, WORKERS, workers);
+        DEFINITION.check(BUFFER_EVENTS, BUFFER_EVENTS, bufferEvents);
+        DEFINITION.check(BLOCK_MS, BLOCK_MS, blockMs);
+        DEFINITION.check(RETRY_INITIAL_MS, RETRY_INITIAL_MS, retryInitialMs);
         require(retryMaxMs >= retryInitialMs, "retry.max.ms", retryMaxMs, "must be >= retry.initial.ms (" + retryInitialMs + ")");
-        require(insertTimeoutMs >= 100, "insert.timeout.ms", insertTimeoutMs, "must be >= 100");
-        require(closeTimeoutMs >= 0, "close.timeout.ms", closeTimeoutMs, "must be >= 0");
+        DEFINITION.check(INSERT_TIMEOUT_MS, INSERT_TIMEOUT_MS, insertTimeoutMs);
+        DEFINITION.check(CLOSE_TIMEOUT_MS, CLOSE_TIMEOUT_MS, closeTimeoutMs);
         if (strategy.usesRedis()) {
             require(redisUrl != null && redisUrl.startsWith("redis"), "redis.url", redisUrl,
                     "is required for strategy " + strategy.configName() + " (redis://host:port)");
         }
         require(redisStream != null && !redisStream.isBlank(), "redis.stream", redisStream, "must not be blank");
         require(redisGroup != null && !redisGroup.isBlank(), "redis.group", redisGroup, "must not be blank");
-        require(redisMaxPending >= 1, "redis.max.pending", redisMaxPending, "must be >= 1");
-        require(redisClaimIdleMs >= 100, "redis.claim.idle.ms", redisClaimIdleMs, "must be >= 100");
-        require(redisMaxDeliveries >= 1, "redis.max.deliveries", redisMaxDeliveries, "must be >= 1");
+        DEFINITION.check(REDIS_MAX_PENDING, REDIS_MAX_PENDING, redisMaxPending);
+        DEFINITION.check(REDIS_CLAIM_IDLE_MS, REDIS_CLAIM_IDLE_MS, redisClaimIdleMs);
+        DEFINITION.check(REDIS_MAX_DELIVERIES, REDIS_MAX_DELIVERIES, redisMaxDeliveries);
         require(group != null && !group.isBlank(), "group", group, "must not be blank");
         require(deadLetterTable != null && deadLetterTable.contains("."), "dead.letter.table", deadLetterTable, "must be db.table");
         Objects.requireNonNull(source, "source");
@@ -243,52 +355,57 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
         String name = p.isEmpty() ? "default" : p.substring(0, p.length() - 1);
         int dot = name.lastIndexOf('.');
         name = dot >= 0 ? name.substring(dot + 1) : name;
-        Builder b = new Builder(name);
-        Map<String, java.util.function.Consumer<String>> keys = new java.util.LinkedHashMap<>();
-        keys.put("topic", b::topic);
-        keys.put("clickhouse.url", b::clickHouseUrl);
-        keys.put("clickhouse.user", b::user);
-        keys.put("clickhouse.password", b::password);
-        keys.put("clickhouse.user.env", v -> b.user(envValue(env, p + "clickhouse.user.env", v)));
-        keys.put("clickhouse.password.env", v -> b.password(envValue(env, p + "clickhouse.password.env", v)));
-        keys.put("table", b::table);
-        keys.put("table.ddl", b::tableDdl);
-        keys.put("strategy", v -> b.strategy(Strategy.parse(p + "strategy", v)));
-        keys.put("row.encoder", v -> b.rowEncoder(newEncoder(p + "row.encoder", v)));
-        keys.put("batch.rows", v -> b.batchRows(intValue(p + "batch.rows", v)));
-        keys.put("batch.bytes", v -> b.batchBytes(intValue(p + "batch.bytes", v)));
-        keys.put("linger.ms", v -> b.lingerMs(longValue(p + "linger.ms", v)));
-        keys.put("max.in.flight", v -> b.maxInFlight(intValue(p + "max.in.flight", v)));
-        keys.put("workers", v -> b.workers(intValue(p + "workers", v)));
-        keys.put("buffer.events", v -> b.bufferEvents(intValue(p + "buffer.events", v)));
-        keys.put("block.ms", v -> b.blockMs(longValue(p + "block.ms", v)));
-        keys.put("retry.initial.ms", v -> b.retryInitialMs(longValue(p + "retry.initial.ms", v)));
-        keys.put("retry.max.ms", v -> b.retryMaxMs(longValue(p + "retry.max.ms", v)));
-        keys.put("insert.timeout.ms", v -> b.insertTimeoutMs(longValue(p + "insert.timeout.ms", v)));
-        keys.put("close.timeout.ms", v -> b.closeTimeoutMs(longValue(p + "close.timeout.ms", v)));
-        keys.put("redis.url", b::redisUrl);
-        keys.put("redis.stream", b::redisStream);
-        keys.put("redis.group", b::redisGroup);
-        keys.put("redis.max.pending", v -> b.redisMaxPending(longValue(p + "redis.max.pending", v)));
-        keys.put("redis.claim.idle.ms", v -> b.redisClaimIdleMs(longValue(p + "redis.claim.idle.ms", v)));
-        keys.put("redis.max.deliveries", v -> b.redisMaxDeliveries(intValue(p + "redis.max.deliveries", v)));
-        keys.put("group", b::group);
-        keys.put("dead.letter.table", b::deadLetterTable);
-        keys.put("source", v -> b.source(Source.parse(p + "source", v)));
-        keys.put("kafka.bootstrap", b::kafkaBootstrap);
-        keys.put("clickhouse.shards", v -> b.shards(parseShards(p + "clickhouse.shards", v)));
-        keys.put("clickhouse.shard.by", v -> b.shardBy(ShardBy.parse(p + "clickhouse.shard.by", v)));
+        Map<String, String> section = new java.util.LinkedHashMap<>();
         for (String key : props.stringPropertyNames()) {
-            if (!key.startsWith(p)) {
-                continue;
+            if (key.startsWith(p)) {
+                section.put(key, props.getProperty(key));
             }
-            String suffix = key.substring(p.length());
-            java.util.function.Consumer<String> setter = keys.get(suffix);
-            if (setter == null) {
-                throw InvalidConfigException.of(key, "'" + props.getProperty(key) + "'", "is not a known ingest setting (known: " + keys.keySet() + ")");
-            }
-            setter.accept(props.getProperty(key).trim());
         }
+        ConfigDef.Values v = DEFINITION.parse(section, p);
+        Builder b = new Builder(name)
+                .topic(v.getString(TOPIC))
+                .clickHouseUrl(v.getString(CLICKHOUSE_URL))
+                .user(v.getString(CLICKHOUSE_USER))
+                .password(v.getString(CLICKHOUSE_PASSWORD) == null ? "" : v.getString(CLICKHOUSE_PASSWORD))
+                .table(v.getString(TABLE))
+                .tableDdl(v.getString(TABLE_DDL))
+                .strategy(Strategy.parse(p + STRATEGY, v.getString(STRATEGY)))
+                .batchRows(v.getInt(BATCH_ROWS))
+                .batchBytes(v.getInt(BATCH_BYTES))
+                .lingerMs(v.getLong(LINGER_MS))
+                .maxInFlight(v.getInt(MAX_IN_FLIGHT))
+                .workers(v.getInt(WORKERS))
+                .bufferEvents(v.getInt(BUFFER_EVENTS))
+                .blockMs(v.getLong(BLOCK_MS))
+                .retryInitialMs(v.getLong(RETRY_INITIAL_MS))
+                .retryMaxMs(v.getLong(RETRY_MAX_MS))
+                .insertTimeoutMs(v.getLong(INSERT_TIMEOUT_MS))
+                .closeTimeoutMs(v.getLong(CLOSE_TIMEOUT_MS))
+                .redisUrl(v.getString(REDIS_URL))
+                .redisStream(v.getString(REDIS_STREAM))
+                .redisGroup(v.getString(REDIS_GROUP))
+                .redisMaxPending(v.getLong(REDIS_MAX_PENDING))
+                .redisClaimIdleMs(v.getLong(REDIS_CLAIM_IDLE_MS))
+                .redisMaxDeliveries(v.getInt(REDIS_MAX_DELIVERIES))
+                .group(v.getString(GROUP))
+                .deadLetterTable(v.getString(DEAD_LETTER_TABLE));
+        if (v.getString(CLICKHOUSE_USER_ENV) != null) {
+            b.user(envValue(env, p + CLICKHOUSE_USER_ENV, v.getString(CLICKHOUSE_USER_ENV)));
+        }
+        if (v.getString(CLICKHOUSE_PASSWORD_ENV) != null) {
+            b.password(envValue(env, p + CLICKHOUSE_PASSWORD_ENV, v.getString(CLICKHOUSE_PASSWORD_ENV)));
+        }
+        if (v.getString(ROW_ENCODER) != null) {
+            b.rowEncoder(newEncoder(p + ROW_ENCODER, v.getString(ROW_ENCODER)));
+        }
+        b.source(Source.parse(p + SOURCE, v.getString(SOURCE)));
+        if (v.getString(KAFKA_BOOTSTRAP) != null) {
+            b.kafkaBootstrap(v.getString(KAFKA_BOOTSTRAP));
+        }
+        if (v.getString(CLICKHOUSE_SHARDS) != null) {
+            b.shards(parseShards(p + CLICKHOUSE_SHARDS, v.getString(CLICKHOUSE_SHARDS)));
+        }
+        b.shardBy(ShardBy.parse(p + CLICKHOUSE_SHARD_BY, v.getString(CLICKHOUSE_SHARD_BY)));
         return b.build();
     }
 
@@ -298,22 +415,6 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
             throw InvalidConfigException.of(setting, var, "names an environment variable that is not set");
         }
         return v;
-    }
-
-    private static int intValue(String setting, String v) {
-        try {
-            return Integer.parseInt(v.replace("_", ""));
-        } catch (NumberFormatException e) {
-            throw InvalidConfigException.of(setting, "'" + v + "'", "must be an integer");
-        }
-    }
-
-    private static long longValue(String setting, String v) {
-        try {
-            return Long.parseLong(v.replace("_", ""));
-        } catch (NumberFormatException e) {
-            throw InvalidConfigException.of(setting, "'" + v + "'", "must be an integer");
-        }
     }
 
     private static RowEncoder newEncoder(String setting, String className) {
@@ -328,29 +429,29 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
         private final String name;
         private String topic;
         private String clickHouseUrl;
-        private String user = "default";
-        private String password = "";
+        private String user = DEFINITION.defaultString(CLICKHOUSE_USER);
+        private String password = DEFINITION.defaultString(CLICKHOUSE_PASSWORD);
         private String table;
         private String tableDdl;
-        private Strategy strategy = Strategy.COALESCING;
+        private Strategy strategy = Strategy.parse(STRATEGY, DEFINITION.defaultString(STRATEGY));
         private RowEncoder rowEncoder;
-        private int batchRows = 10_000;
-        private int batchBytes = 16 << 20;
-        private long lingerMs = 50;
-        private int maxInFlight = 2;
-        private int workers = 2;
-        private int bufferEvents = 200_000;
-        private long blockMs = 10_000;
-        private long retryInitialMs = 50;
-        private long retryMaxMs = 5_000;
-        private long insertTimeoutMs = 30_000;
-        private long closeTimeoutMs = 30_000;
+        private int batchRows = DEFINITION.defaultInt(BATCH_ROWS);
+        private int batchBytes = DEFINITION.defaultInt(BATCH_BYTES);
+        private long lingerMs = DEFINITION.defaultLong(LINGER_MS);
+        private int maxInFlight = DEFINITION.defaultInt(MAX_IN_FLIGHT);
+        private int workers = DEFINITION.defaultInt(WORKERS);
+        private int bufferEvents = DEFINITION.defaultInt(BUFFER_EVENTS);
+        private long blockMs = DEFINITION.defaultLong(BLOCK_MS);
+        private long retryInitialMs = DEFINITION.defaultLong(RETRY_INITIAL_MS);
+        private long retryMaxMs = DEFINITION.defaultLong(RETRY_MAX_MS);
+        private long insertTimeoutMs = DEFINITION.defaultLong(INSERT_TIMEOUT_MS);
+        private long closeTimeoutMs = DEFINITION.defaultLong(CLOSE_TIMEOUT_MS);
         private String redisUrl;
         private String redisStream;
-        private String redisGroup = "sluice-ingest";
-        private long redisMaxPending = 1_000_000;
-        private long redisClaimIdleMs = 60_000;
-        private int redisMaxDeliveries = 5;
+        private String redisGroup = DEFINITION.defaultString(REDIS_GROUP);
+        private long redisMaxPending = DEFINITION.defaultLong(REDIS_MAX_PENDING);
+        private long redisClaimIdleMs = DEFINITION.defaultLong(REDIS_CLAIM_IDLE_MS);
+        private int redisMaxDeliveries = DEFINITION.defaultInt(REDIS_MAX_DELIVERIES);
         private String group;
         private String deadLetterTable;
         private Source source = Source.SLUICE;

@@ -10,7 +10,7 @@ import java.util.Properties;
 import java.util.TreeSet;
 
 /**
- * A running ingest: a Sluice topic into a ClickHouse table with the configured strategy. The journal strategy
+ * A running ingest: a Sluice topic into a ClickHouse table with the configured strategy. The offset-range strategy
  * inserts straight from the topic's consumer group; the others feed their {@link EventSink} from it.
  *
  * <pre>{@code
@@ -43,7 +43,7 @@ public final class IngestPipeline implements AutoCloseable {
         if (config.source() == IngestConfig.Source.KAFKA) {
             consumers = KafkaSource.consumers(config.kafkaBootstrap());
         }
-        if (config.strategy() == Strategy.JOURNAL) {
+                if (!config.strategy().hasEventSink()) {
             return new IngestPipeline(config, new JournalIngestor(config, consumers), null, null);
         }
         EventSink sink = EventSink.open(config);

@@ -6,7 +6,11 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
-/** How events travel to ClickHouse. The names are the configuration values ({@code ingest.<name>.strategy}). */
+/**
+ * How events travel to ClickHouse. The names are the configuration values ({@code ingest.<name>.strategy}).
+ * Every strategy but {@link #OFFSET_RANGE} is an {@link EventSink} fed by whoever writes events; offset-range has no
+ * sink: it reads a Sluice topic itself, so only {@link IngestPipeline} runs it ({@link #hasEventSink()}).
+ */
 public enum Strategy {
     /** One INSERT per event; the caller waits for ClickHouse. The baseline. */
     SYNC("sync"),
@@ -18,8 +22,18 @@ public enum Strategy {
     REDIS_STREAM("redis-stream"),
     /** As {@link #REDIS_STREAM} with N drainers in one group, XAUTOCLAIM takeover and a dead-letter stream. */
     WORKER_POOL("worker-pool"),
-    /** A Sluice consumer group inserts offset-range batches and commits after ClickHouse accepted them. */
-    JOURNAL("journal");
+    /**
+     * A Sluice consumer group inserts batches that are offset ranges of a partition and commits after ClickHouse
+     * accepted them. Was called {@code journal}, a name still accepted in configuration (deprecated).
+     */
+    OFFSET_RANGE("offset-range");
+
+    /** The former name of {@link #OFFSET_RANGE}, kept so existing code compiles. */
+    @Deprecated
+    public static final Strategy JOURNAL = OFFSET_RANGE;
+
+    /** The former configuration value of {@link #OFFSET_RANGE}, still accepted by {@link #parse}. */
+    public static final String DEPRECATED_JOURNAL_NAME = "journal";
 
     private final String configName;
 
@@ -35,14 +49,29 @@ public enum Strategy {
         return this == REDIS_STREAM || this == WORKER_POOL;
     }
 
+    /** False for {@link #OFFSET_RANGE}, which reads a topic itself and runs only inside an {@link IngestPipeline}. */
+    public boolean hasEventSink() {
+        return this != OFFSET_RANGE;
+    }
+
+    /** The configuration values, in declaration order (without the deprecated alias). */
+    public static String[] configNames() {
+        return Arrays.stream(values()).map(Strategy::configName).toArray(String[]::new);
+    }
+
+    /** Parses a configuration value ({@code journal} is read as {@link #OFFSET_RANGE}). */
     public static Strategy parse(String setting, String value) {
         String v = value.trim().toLowerCase(Locale.ROOT).replace('_', '-');
+        if (v.equals(DEPRECATED_JOURNAL_NAME)) {
+            return OFFSET_RANGE;
+        }
         for (Strategy s : values()) {
             if (s.configName.equals(v)) {
                 return s;
             }
         }
         throw InvalidConfigException.of(setting, "'" + value + "'", "must be one of "
-                + Arrays.stream(values()).map(Strategy::configName).collect(Collectors.joining(", ")));
+                + Arrays.stream(values()).map(Strategy::configName).collect(Collectors.joining(", "))
+                + " (" + DEPRECATED_JOURNAL_NAME + " is accepted as the former name of offset-range)");
     }
 }

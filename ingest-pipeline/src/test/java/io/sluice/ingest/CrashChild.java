@@ -20,7 +20,7 @@ public final class CrashChild {
                 .batchRows(1_000).lingerMs(5).maxInFlight(3).retryInitialMs(20).retryMaxMs(200);
         if (mode.equals("journal")) {
             Broker broker = Broker.open(BrokerConfig.builder(Path.of(args[1])).build());
-            IngestPipeline pipeline = IngestPipeline.start(b.strategy(Strategy.JOURNAL).topic(args[4]).build(), broker::newConsumer);
+            IngestPipeline pipeline = IngestPipeline.start(b.strategy(Strategy.OFFSET_RANGE).topic(args[4]).build(), broker::newConsumer);
             System.out.println("started " + pipeline.config().name());
         } else if (mode.equals("kafka")) {
             IngestPipeline pipeline = IngestPipeline.start(b.strategy(Strategy.JOURNAL).topic(args[4])

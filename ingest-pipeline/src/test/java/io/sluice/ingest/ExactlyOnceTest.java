@@ -92,7 +92,7 @@ class ExactlyOnceTest {
         proxy.onRequest(r -> r.isInsertInto(table) && inserts.incrementAndGet() % 3 == 0
                 ? Fault.delay(Duration.ofMillis(2_000)) : Fault.PASS);
         IngestConfig config = IngestConfig.builder("late").clickHouseUrl(proxy.url()).table(table)
-                .strategy(Strategy.JOURNAL).topic("late").batchRows(5_000).lingerMs(20).maxInFlight(3)
+                .strategy(Strategy.OFFSET_RANGE).topic("late").batchRows(5_000).lingerMs(20).maxInFlight(3)
                 .insertTimeoutMs(500).retryInitialMs(20).retryMaxMs(200).build();
         try (IngestPipeline pipeline = IngestPipeline.start(config, broker::newConsumer)) {
             Await.until("offsets committed", Duration.ofSeconds(120), () -> committedTotal(config.group(), "late", 2) == n);
@@ -105,7 +105,7 @@ class ExactlyOnceTest {
         assertThat(contentSummary(clickHouse, table)).isEqualTo(expectedSummary(n));
     }
     private IngestConfig.Builder lateConfig(String name, String url, String table, String topic) {
-        return IngestConfig.builder(name).clickHouseUrl(url).table(table).strategy(Strategy.JOURNAL).topic(topic)
+        return IngestConfig.builder(name).clickHouseUrl(url).table(table).strategy(Strategy.OFFSET_RANGE).topic(topic)
                 .batchRows(5_000).lingerMs(20).maxInFlight(3).insertTimeoutMs(500).retryInitialMs(20).retryMaxMs(200);
     }
 

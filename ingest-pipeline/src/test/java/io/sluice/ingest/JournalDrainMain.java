@@ -37,7 +37,7 @@ public final class JournalDrainMain {
             System.out.printf("produced %,d in %.2fs%n", n, (System.nanoTime() - t0) / 1e9);
             long t1 = System.nanoTime();
             try (IngestPipeline pipeline = IngestPipeline.start(IngestConfig.builder("drain").clickHouseUrl(ch.url()).table(t)
-                    .strategy(Strategy.JOURNAL).topic("d").batchRows(Integer.parseInt(args[2])).lingerMs(20)
+                    .strategy(Strategy.OFFSET_RANGE).topic("d").batchRows(Integer.parseInt(args[2])).lingerMs(20)
                     .maxInFlight(Integer.parseInt(args[3])).build(), broker::newConsumer)) {
                 io.sluice.testkit.Await.until(n + " rows drained", java.time.Duration.ofMinutes(10),
                         () -> ch.queryLong("SELECT count() FROM " + t) >= n);

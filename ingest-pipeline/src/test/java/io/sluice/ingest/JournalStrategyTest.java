@@ -64,7 +64,7 @@ class JournalStrategyTest {
     }
 
     private IngestConfig journalConfig(ClickHouseServer clickHouse, String table, String topic) {
-        return Tables.config(clickHouse, table, Strategy.JOURNAL).topic(topic).batchRows(2_000).lingerMs(20)
+        return Tables.config(clickHouse, table, Strategy.OFFSET_RANGE).topic(topic).batchRows(2_000).lingerMs(20)
                 .maxInFlight(3).build();
     }
 

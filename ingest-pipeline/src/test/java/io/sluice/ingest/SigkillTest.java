@@ -67,7 +67,7 @@ class SigkillTest {
         assertThat(atKill).isLessThan(n);
         try (Broker broker = Broker.open(BrokerConfig.builder(dir).build());
              IngestPipeline pipeline = IngestPipeline.start(IngestConfig.builder("crash").clickHouseUrl(clickHouse.url())
-                     .table(table).strategy(Strategy.JOURNAL).topic("crash").batchRows(1_000).lingerMs(5).build(),
+                     .table(table).strategy(Strategy.OFFSET_RANGE).topic("crash").batchRows(1_000).lingerMs(5).build(),
                      broker::newConsumer)) {
             Tables.awaitRows(clickHouse, table, n, Duration.ofSeconds(120));
             Await.until("committed to the end", Duration.ofSeconds(30), () -> pipeline.metrics().get("lag").longValue() == 0);

@@ -80,7 +80,7 @@ class SupervisedIngestTest {
     }
 
     private IngestConfig.Builder journal(ClickHouseServer clickHouse, String table, String topic) {
-        return Tables.config(clickHouse, table, Strategy.JOURNAL).topic(topic).batchRows(1_000).lingerMs(20);
+        return Tables.config(clickHouse, table, Strategy.OFFSET_RANGE).topic(topic).batchRows(1_000).lingerMs(20);
     }
 
     @Test

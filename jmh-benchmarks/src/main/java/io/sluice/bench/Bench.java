@@ -20,19 +20,32 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.function.Supplier;
+
+import io.sluice.core.WaitStrategyType;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
  * The scenario harness: {@code bin/sluice-bench SCENARIO [--quick] [options]} runs one scenario and prints its
  * tables and one line of JSON; {@code bin/sluice-bench all} runs them all and writes
  * {@code jmh-benchmarks/results/REPORT.md} with SVG charts. Exit status: 0 when every scenario ran (rows that need a
  * component missing from this build are reported "not available"), 1 when a scenario failed, 2 for bad usage.
+ * The command line is parsed by picocli ({@code --help} is generated).
  */
-public final class Bench {
+@Command(name = "sluice-bench", mixinStandardHelpOptions = true, sortOptions = false, synopsisHeading = "usage: ",
+        description = {"Runs a benchmark scenario: its tables, then one JSON line. 'all' runs every scenario and writes "
+                + "jmh-benchmarks/results/REPORT.md with SVG charts.",
+                "Microbenchmarks (JMH): java -jar jmh-benchmarks/target/benchmarks.jar BusPublishBenchmark -rf json"},
+        footer = {"", "Exit codes: 0 every scenario ran, 1 a scenario failed, 2 bad usage."})
+public final class Bench implements Callable<Integer> {
     private static final Logger LOG = LoggerFactory.getLogger(Bench.class);
     private static final Map<String, Supplier<Scenario>> SCENARIOS = new LinkedHashMap<>();
 
@@ -44,33 +57,90 @@ public final class Bench {
         SCENARIOS.put("jmh", MicroBenchmarksScenario::new);
     }
 
+    @Parameters(index = "0", paramLabel = "SCENARIO", completionCandidates = ScenarioNames.class,
+            description = "one of ${COMPLETION-CANDIDATES}")
+    String which;
+    @Option(names = "--quick", description = "a few seconds per scenario (CI smoke test; figures mean nothing)")
+    boolean quick;
+    @Option(names = "--iterations", paramLabel = "N", description = "measured iterations per configuration (default 5, quick 2)")
+    Integer iterations;
+    @Option(names = "--warmups", paramLabel = "N", defaultValue = "1", description = "warm-up runs per configuration (default: ${DEFAULT-VALUE})")
+    int warmups;
+    @Option(names = "--results-dir", paramLabel = "DIR", description = "where 'all' writes the report (default jmh-benchmarks/results; "
+            + "with --quick: jmh-benchmarks/target/results-quick)")
+    Path resultsDir;
+    @Option(names = "--work-dir", paramLabel = "DIR", description = "parent of temporary data directories (default java.io.tmpdir)")
+    Path workDir = Path.of(System.getProperty("java.io.tmpdir"));
+    @Option(names = "--wait-strategy", paramLabel = "S", defaultValue = "sleeping",
+            description = "${COMPLETION-CANDIDATES} for Sluice and the baseline rings (default: ${DEFAULT-VALUE})")
+    WaitStrategyType waitStrategy;
+    @Option(names = "--note", paramLabel = "TEXT", description = "a line for the report's environment section (repeatable)")
+    List<String> notes = new ArrayList<>();
+    @Option(names = "--messages", paramLabel = "LIST", description = "redis-e2e message counts (default 1000,5000,10000,20000,100000; quick 1000)")
+    String messages;
+    @Option(names = "--rows", paramLabel = "N", description = "ingest-stages rows per stage (default 200000; quick 20000)")
+    String rows;
+
     private Bench() {
     }
 
     public static void main(String[] args) {
-        if (args.length == 0 || args[0].equals("--help") || args[0].equals("-h")) {
-            System.out.print(BenchOptions.USAGE);
-            System.exit(args.length == 0 ? 2 : 0);
+        System.exit(commandLine().execute(args));
+    }
+
+    static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new Bench());
+        cl.setCaseInsensitiveEnumValuesAllowed(true);
+        cl.setExitCodeExceptionMapper(e -> e instanceof CommandLine.ParameterException ? 2 : 1);
+        cl.setParameterExceptionHandler((e, argv) -> {
+            CommandLine c = e.getCommandLine();
+            c.getErr().println("sluice-bench: " + e.getMessage());
+            CommandLine.UnmatchedArgumentException.printSuggestions(e, c.getErr());
+            c.usage(c.getErr());
+            return 2;
+        });
+        return cl;
+    }
+
+    /** The scenario names and {@code all}, for help and shell completion. */
+    static final class ScenarioNames implements Iterable<String> {
+        @Override
+        public java.util.Iterator<String> iterator() {
+            List<String> names = new ArrayList<>(SCENARIOS.keySet());
+            names.add("all");
+            return names.iterator();
         }
-        String which = args[0];
-        BenchOptions options;
-        try {
-            options = BenchOptions.parse(Arrays.asList(args).subList(1, args.length));
-        } catch (IllegalArgumentException e) {
-            System.err.println("sluice-bench: " + e.getMessage());
-            System.err.print(BenchOptions.USAGE);
-            System.exit(2);
-            return;
+    }
+
+    @Override
+    public Integer call() {
+        if (!which.equals("all") && !SCENARIOS.containsKey(which)) {
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                    "unknown scenario '" + which + "'; one of " + SCENARIOS.keySet() + " or all");
         }
+        if (warmups < 0) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--warmups must be >= 0, got " + warmups);
+        }
+        if (iterations != null && iterations < 1) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--iterations must be >= 1, got " + iterations);
+        }
+        Map<String, String> extra = new HashMap<>();
+        if (messages != null) {
+            extra.put("messages", messages);
+        }
+        if (rows != null) {
+            extra.put("rows", rows);
+        }
+        // quick figures mean nothing: keep them away from the committed report
+        Path reportDir = resultsDir != null ? resultsDir
+                : quick ? Path.of("jmh-benchmarks", "target", "results-quick") : Path.of("jmh-benchmarks", "results");
+        BenchOptions options = new BenchOptions(quick, warmups, iterations == null ? (quick ? 2 : 5) : iterations,
+                reportDir, workDir, waitStrategy, notes, extra);
         List<Scenario> selected = new ArrayList<>();
         if (which.equals("all")) {
             SCENARIOS.values().forEach(s -> selected.add(s.get()));
-        } else if (SCENARIOS.containsKey(which)) {
-            selected.add(SCENARIOS.get(which).get());
         } else {
-            System.err.println("sluice-bench: unknown scenario '" + which + "'; one of " + SCENARIOS.keySet() + " or all");
-            System.exit(2);
-            return;
+            selected.add(SCENARIOS.get(which).get());
         }
         // Everything printed from here on also goes to <report dir>/console.log, written beside REPORT.md: the two files
         // always come from the same run.
@@ -101,7 +171,7 @@ public final class Bench {
                 failed++;
             }
         }
-        System.exit(failed == 0 ? 0 : 1);
+        return failed == 0 ? 0 : 1;
     }
 
     /** Writes to two streams (the terminal and the console.log buffer). */

@@ -2,12 +2,12 @@ package io.sluice.cli;
 
 import io.sluice.core.Broker;
 import io.sluice.core.BrokerConfig;
-import io.sluice.core.RollCycleType;
 import io.sluice.core.SluiceException;
-import io.sluice.core.WaitStrategyType;
+import io.sluice.core.config.ConfigDef;
 import io.sluice.ingest.IngestConfig;
 import io.sluice.ingest.IngestPipeline;
 import io.sluice.net.http.GaugeRegistry;
+import io.sluice.net.http.HttpApiConfig;
 import io.sluice.net.security.TlsConfig;
 import io.sluice.net.server.BrokerServer;
 import io.sluice.net.server.BrokerServerConfig;
@@ -20,105 +20,84 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Properties;
-import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * {@code sluice broker}: opens the core broker on a data directory and serves it over the binary protocol and HTTP
  * until SIGTERM / SIGINT, then shuts down gracefully: stop accepting, answer in-flight requests, close the core
  * broker (which drains every accepted event to the journal).
  */
-final class BrokerCommand implements SluiceCli.Command {
-    static final String AUTH_TOKEN_ENV = "SLUICE_AUTH_TOKEN";
+@Command(name = "broker", sortOptions = false, mixinStandardHelpOptions = true,
+        description = {"Run a broker: the binary protocol (default 127.0.0.1:7070) and the HTTP API (default :8080) "
+                + "over a data directory, until SIGTERM/SIGINT; then stop accepting, answer what is in flight and drain "
+                + "every accepted event to the journal.",
+                "",
+                "Settings (every key with its default and meaning: docs/configuration.md) come from, lowest precedence "
+                        + "first: their defaults, the --config file, SLUICE_* environment variables (SLUICE_RING_SIZE for "
+                        + "ring.size), then flags. A key that is not a setting is an error naming the nearest one."})
+final class BrokerCommand extends SubCommand {
+    @Option(names = "--config", paramLabel = "FILE", description = "Java .properties file of settings")
+    Path config;
 
-    @Override
-    public String usage() {
-        return """
-                usage: sluice broker [--config FILE] [--data-dir DIR] [--bind ADDR] [--port N] [--http-port N]
+    @Option(names = "--data-dir", paramLabel = "DIR", description = "topics, journals and offsets (data.dir; default ./data)")
+    String dataDir;
 
-                  --config FILE    Java .properties file (keys below); flags override it
-                  --data-dir DIR   topics, journals and offsets (default ./data)
-                  --bind ADDR      interface for both ports (default 127.0.0.1; 0.0.0.0 exposes the broker)
-                  --port N         binary protocol port (default 7070)
-                  --http-port N    HTTP port (default 8080; 0 disables HTTP)
+    @Option(names = "--bind", paramLabel = "ADDR", description = "interface for both ports (bind; default 127.0.0.1; 0.0.0.0 exposes the broker)")
+    String bind;
 
-                config keys (defaults in brackets):
-                  data.dir [./data]  bind [127.0.0.1]  port [7070]  http.port [8080]
-                  io.threads [cores]  max.frame.size [16777216]  max.inflight.per.connection [256]
-                  max.connections [10000]  idle.timeout.ms [600000]  frame.timeout.ms [30000]
-                  max.fetch.wait.ms [30000]  max.fetch.bytes [1048576]
-                  shutdown.timeout.ms [10000]  ring.size [16384]  max.event.size [1048576]
-                  wait.strategy [sleeping|blocking|yielding|busy_spin]  roll.cycle [hourly|...]
-                  min.free.disk.bytes [67108864]  (journals refuse appends below this much free disk)
-                  auth.token.file [none]   (or the SLUICE_AUTH_TOKEN environment variable)
-                  auth.max.frame.bytes [8192]  auth.timeout.ms [10000]  max.unauthenticated.connections [128]
-                  http.max.unauthenticated.connections [128]  http.header.timeout.ms [10000]
-                  tls.cert.file, tls.key.file [none]   PEM certificate chain and PKCS#8 key: TLS on the binary port
-                """;
+    @Option(names = "--port", paramLabel = "N", description = "binary protocol port (port; default 7070)")
+    String port;
+
+    @Option(names = "--http-port", paramLabel = "N", description = "HTTP port (http.port; default 8080; 0 disables HTTP)")
+    String httpPort;
+
+    @Option(names = "--set", paramLabel = "KEY=VALUE", description = "any setting, repeatable (e.g. --set ring.size=65536)")
+    Map<String, String> set = new LinkedHashMap<>();
+
+    BrokerCommand(PrintStream out, PrintStream err) {
+        super(out, err);
     }
 
     @Override
-    public int run(String[] argv, PrintStream out, PrintStream err) throws UsageException {
-        Args args = Args.parse(argv, Args.set("config", "data-dir", "bind", "port", "http-port"), Set.of());
-        if (args.has("help")) {
-            out.print(usage());
-            return SluiceCli.OK;
-        }
-        Properties p = new Properties();
-        if (args.has("config")) {
-            Path file = Path.of(args.get("config", null));
-            try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-                p.load(r);
+    int execute() throws UsageException {
+        Properties file = new Properties();
+        if (config != null) {
+            try (Reader r = Files.newBufferedReader(config, StandardCharsets.UTF_8)) {
+                file.load(r);
             } catch (IOException e) {
-                throw new UsageException("cannot read --config " + file + ": " + e.getMessage());
+                throw new UsageException("cannot read --config " + config + ": " + e.getMessage());
             }
         }
-        override(p, "data.dir", args.get("data-dir", null));
-        override(p, "bind", args.get("bind", null));
-        override(p, "port", args.get("port", null));
-        override(p, "http.port", args.get("http-port", null));
-        Settings s = new Settings(p);
+        Map<String, String> flags = new LinkedHashMap<>(set);
+        override(flags, BrokerConfig.DATA_DIR, dataDir);
+        override(flags, BrokerServerConfig.BIND, bind);
+        override(flags, BrokerServerConfig.PORT, port);
+        override(flags, HttpApiConfig.PORT, httpPort);
 
         BrokerConfig brokerConfig;
         BrokerServerConfig serverConfig;
-        int httpPort;
+        HttpApiConfig.Builder httpConfig;
+        List<IngestConfig> ingestConfigs;
         try {
-            brokerConfig = BrokerConfig.builder(Path.of(s.string("data.dir", "./data")))
-                    .ringSize(s.integer("ring.size", BrokerConfig.DEFAULT_RING_SIZE))
-                    .maxEventSize(s.integer("max.event.size", BrokerConfig.DEFAULT_MAX_EVENT_SIZE))
-                    .waitStrategy(WaitStrategyType.valueOf(s.string("wait.strategy", "sleeping").toUpperCase(Locale.ROOT)))
-                    .rollCycle(RollCycleType.valueOf(s.string("roll.cycle", "hourly").toUpperCase(Locale.ROOT)))
-                    .minFreeDiskBytes(s.longValue("min.free.disk.bytes", BrokerConfig.DEFAULT_MIN_FREE_DISK_BYTES))
-                    .build();
-            String bind = s.string("bind", BrokerServerConfig.DEFAULT_BIND_ADDRESS);
-            serverConfig = BrokerServerConfig.builder()
-                    .bindAddress(bind)
-                    .port(s.integer("port", BrokerServerConfig.DEFAULT_PORT))
-                    .ioThreads(s.integer("io.threads", Runtime.getRuntime().availableProcessors()))
-                    .maxFrameSize(s.integer("max.frame.size", io.sluice.net.protocol.Frames.DEFAULT_MAX_FRAME_SIZE))
-                    .maxInFlightPerConnection(s.integer("max.inflight.per.connection", 256))
-                    .maxConnections(s.integer("max.connections", 10_000))
-                    .idleTimeoutMillis(s.integer("idle.timeout.ms", 600_000))
-                    .frameTimeoutMillis(s.integer("frame.timeout.ms", 30_000))
-                    .maxFetchWaitMillis(s.integer("max.fetch.wait.ms", 30_000))
-                    .maxFetchBytes(s.integer("max.fetch.bytes", 1 << 20))
-                    .shutdownTimeoutMillis(s.integer("shutdown.timeout.ms", 10_000))
-                    .authMaxFrameBytes(s.integer("auth.max.frame.bytes", BrokerServerConfig.DEFAULT_AUTH_MAX_FRAME_BYTES))
-                    .authTimeoutMillis(s.longValue("auth.timeout.ms", BrokerServerConfig.DEFAULT_AUTH_TIMEOUT_MILLIS))
-                    .maxUnauthenticatedConnections(s.integer("max.unauthenticated.connections",
-                            BrokerServerConfig.DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS))
+            BrokerSettings.Resolved resolved = BrokerSettings.resolve(file, System.getenv(), flags);
+            ConfigDef.Values s = resolved.values();
+            brokerConfig = BrokerConfig.builder(s).build();
+            serverConfig = BrokerServerConfig.builder(s)
                     .authToken(authToken(s))
                     .sslContext(tls(s))
                     .build();
-            httpPort = s.integer("http.port", 8080);
-            if (httpPort < 0 || httpPort > 65535) {
-                throw new UsageException("http.port must be between 0 and 65535, got " + httpPort);
-            }
+            httpConfig = HttpApiConfig.builder(s);
+            ingestConfigs = IngestPipeline.configsFromProperties(resolved.ingest());
         } catch (IllegalArgumentException | SluiceException e) {
             throw new UsageException(e.getMessage());
         }
+        int httpPortNumber = httpConfig.build().port();
 
         CountDownLatch stopped = new CountDownLatch(1);
         Broker broker;
@@ -143,7 +122,7 @@ final class BrokerCommand implements SluiceCli.Command {
         server.registerMetrics(gauges);
         try {
             // ingest.<name>.* sections: pipelines from a topic into ClickHouse, consuming in-process
-            for (IngestConfig ingest : IngestPipeline.configsFromProperties(p)) {
+            for (IngestConfig ingest : ingestConfigs) {
                 IngestPipeline pipeline = IngestPipeline.start(ingest, broker::newConsumer);
                 pipelines.add(pipeline);
                 health.register("ingest." + ingest.name(), () -> IngestHealth.of(pipeline));
@@ -154,7 +133,8 @@ final class BrokerCommand implements SluiceCli.Command {
             List<IngestPipeline> running = List.copyOf(pipelines);
             gauges.register("ingest", () -> IngestHealth.gauges(running));
             IngestSeries.register(gauges, broker, running);
-            http = HttpPort.start(broker, gauges, health, p, serverConfig.bindAddress(), httpPort, serverConfig.authToken(), out);
+            http = HttpPort.start(broker, gauges, health, httpConfig, serverConfig.bindAddress(), httpPortNumber,
+                    serverConfig.authToken(), out);
         } catch (RuntimeException e) {
             err.println("sluice broker: " + e.getMessage());
             server.close();
@@ -185,8 +165,8 @@ final class BrokerCommand implements SluiceCli.Command {
         return SluiceCli.OK;
     }
 
-    private static String authToken(Settings s) throws UsageException {
-        String file = s.string("auth.token.file", null);
+    private static String authToken(ConfigDef.Values s) throws UsageException {
+        String file = s.getString(BrokerSettings.AUTH_TOKEN_FILE);
         if (file != null) {
             try {
                 return Files.readString(Path.of(file), StandardCharsets.UTF_8).strip();
@@ -194,13 +174,12 @@ final class BrokerCommand implements SluiceCli.Command {
                 throw new UsageException("cannot read auth.token.file " + file + ": " + e.getMessage());
             }
         }
-        String env = System.getenv(AUTH_TOKEN_ENV);
-        return env == null || env.isBlank() ? null : env.strip();
+        return s.getString(BrokerSettings.AUTH_TOKEN);
     }
 
-    private static io.netty.handler.ssl.SslContext tls(Settings s) throws UsageException {
-        String cert = s.string("tls.cert.file", null);
-        String key = s.string("tls.key.file", null);
+    private static io.netty.handler.ssl.SslContext tls(ConfigDef.Values s) throws UsageException {
+        String cert = s.getString(BrokerSettings.TLS_CERT_FILE);
+        String key = s.getString(BrokerSettings.TLS_KEY_FILE);
         if (cert == null && key == null) {
             return null;
         }
@@ -219,41 +198,9 @@ final class BrokerCommand implements SluiceCli.Command {
         }
     }
 
-    private static void override(Properties p, String key, String value) {
+    private static void override(Map<String, String> flags, String key, String value) {
         if (value != null) {
-            p.setProperty(key, value);
-        }
-    }
-
-    /** Typed reads of the properties, each error naming the key. */
-    private record Settings(Properties p) {
-        String string(String key, String fallback) {
-            String v = p.getProperty(key);
-            return v == null || v.isBlank() ? fallback : v.strip();
-        }
-
-        long longValue(String key, long fallback) throws UsageException {
-            String v = string(key, null);
-            if (v == null) {
-                return fallback;
-            }
-            try {
-                return Long.parseLong(v.replace("_", ""));
-            } catch (NumberFormatException e) {
-                throw new UsageException(key + " must be a number, got '" + v + "'");
-            }
-        }
-
-        int integer(String key, int fallback) throws UsageException {
-            String v = string(key, null);
-            if (v == null) {
-                return fallback;
-            }
-            try {
-                return Integer.parseInt(v.replace("_", ""));
-            } catch (NumberFormatException e) {
-                throw new UsageException(key + " must be a number, got '" + v + "'");
-            }
+            flags.put(key, value);
         }
     }
 }

@@ -10,6 +10,10 @@ import io.sluice.net.client.ClientConfig;
 import io.sluice.net.client.RemoteAdmin;
 import io.sluice.net.client.RemoteConsumer;
 
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.HashMap;
@@ -19,42 +23,39 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /** {@code sluice consume}: prints one event payload per stdout line. */
-final class ConsumeCommand implements SluiceCli.Command {
-    @Override
-    public String usage() {
-        return """
-                usage: sluice consume [--bootstrap HOST:PORT] --topic T [--group G] [--from-beginning] [--max N]
-                                      [--timeout-ms MS] [--print-key]
+@Command(name = "consume", mixinStandardHelpOptions = true, description = "Print event payloads, one per line.")
+final class ConsumeCommand extends SubCommand {
+    @Mixin
+    ClientOptions clientOptions;
+    @Option(names = "--topic", required = true, paramLabel = "T", description = "topic to read")
+    String topic;
+    @Option(names = "--group", paramLabel = "G", description = "consume as a member of group G (partitions shared with "
+            + "other members; committed offsets are used and each printed batch is committed)")
+    String group;
+    @Option(names = "--from-beginning", description = "without a committed offset start at the first retained event (default: the end)")
+    boolean fromBeginning;
+    @Option(names = "--max", paramLabel = "N", description = "exit after N events (exit 1 if --timeout-ms passes first)")
+    Long maxOption;
+    @Option(names = "--timeout-ms", paramLabel = "MS", description = "exit when no event arrived for MS milliseconds (default: wait forever)")
+    Long timeoutOption;
+    @Option(names = "--print-key", description = "print KEY<TAB>VALUE")
+    boolean printKey;
 
-                  --group G          consume as a member of group G (partitions shared with other members;
-                                     committed offsets are used and each printed batch is committed)
-                  --from-beginning   without a committed offset start at the first retained event (default: the end)
-                  --max N            exit after N events (exit 1 if --timeout-ms passes first)
-                  --timeout-ms MS    exit when no event arrived for MS milliseconds (default: wait forever)
-                  --print-key        print KEY<TAB>VALUE
-                """;
+    ConsumeCommand(PrintStream out, PrintStream err) {
+        super(out, err);
     }
 
     @Override
-    public int run(String[] argv, PrintStream out, PrintStream err) throws UsageException {
-        Args args = Args.parse(argv, Args.set("bootstrap", "topic", "group", "max", "timeout-ms"),
-                Args.set("from-beginning", "print-key"));
-        if (args.has("help")) {
-            out.print(usage());
-            return SluiceCli.OK;
-        }
-        String topic = args.required("topic");
-        String group = args.get("group", null);
-        long max = args.getLong("max", Long.MAX_VALUE, 1, Long.MAX_VALUE);
-        long timeoutMillis = args.getLong("timeout-ms", Long.MAX_VALUE, 1, Long.MAX_VALUE);
-        boolean printKey = args.has("print-key");
-        ClientConfig client = SluiceCli.clientConfig(args, "sluice-consume");
+    int execute() throws UsageException {
+        long max = maxOption == null ? Long.MAX_VALUE : check("--max", maxOption, 1, Long.MAX_VALUE);
+        long timeoutMillis = timeoutOption == null ? Long.MAX_VALUE : check("--timeout-ms", timeoutOption, 1, Long.MAX_VALUE);
+        ClientConfig client = clientOptions.clientConfig("sluice-consume");
         ConsumerConfig config;
         try {
             config = ConsumerConfig.builder()
                     .groupId(group)
                     .clientId("sluice-consume")
-                    .offsetReset(args.has("from-beginning") ? OffsetReset.EARLIEST : OffsetReset.LATEST)
+                    .offsetReset(fromBeginning ? OffsetReset.EARLIEST : OffsetReset.LATEST)
                     .build();
         } catch (SluiceException e) {
             throw new UsageException(e.getMessage());

@@ -2,17 +2,16 @@ package io.sluice.cli;
 
 import io.sluice.core.Broker;
 import io.sluice.core.SluiceException;
-import io.sluice.net.http.HttpIngestConfig;
-import io.sluice.net.http.HttpIngestServer;
+import io.sluice.net.http.HttpApiConfig;
+import io.sluice.net.http.HttpApiServer;
 import io.sluice.net.metrics.MetricsRegistry;
 import io.sluice.net.security.TokenAuthenticator;
 import io.sluice.net.server.BrokerServer;
 
 import java.io.PrintStream;
-import java.util.Properties;
 
 /**
- * Starts the HTTP API ({@link HttpIngestServer}) next to the binary port, in the same process and on the same
+ * Starts the HTTP API ({@link HttpApiServer}) next to the binary port, in the same process and on the same
  * bind address and token; {@code GET /metrics} also shows the series of the binary server ({@code sluice_binary_*})
  * and of the ingest pipelines ({@code sluice_ingest_*{pipeline="<name>"}}).
  */
@@ -21,23 +20,23 @@ final class HttpPort {
     }
 
     /**
-     * @param settings  the broker's {@code --config} properties (the HTTP server reads its {@code http.*} keys)
+     * @param config    the HTTP API's settings (from the broker's resolved {@code http.*} keys)
      * @param authToken the shared token of the binary port, also required by HTTP (except {@code /health}), or null
      * @return the running server, or a no-op when {@code port} is 0
      */
-    static AutoCloseable start(Broker broker, MetricsRegistry gauges, io.sluice.net.http.HealthRegistry health, Properties settings,
-                               String bind, int port, String authToken, PrintStream out) {
+    static AutoCloseable start(Broker broker, MetricsRegistry gauges, io.sluice.net.http.HealthRegistry health,
+                               HttpApiConfig.Builder config, String bind, int port, String authToken, PrintStream out) {
         if (port == 0) {
             out.println("sluice broker: HTTP disabled (http.port=0)");
             return () -> { };
         }
-        HttpIngestConfig.Builder config = HttpIngestConfig.fromProperties(settings).bindAddress(bind).port(port);
+        config.bindAddress(bind).port(port);
         if (authToken != null) {
             config.auth(TokenAuthenticator.of(authToken));
         }
-        HttpIngestServer http;
+        HttpApiServer http;
         try {
-            http = new HttpIngestServer(config.build(), broker, gauges, health);
+            http = new HttpApiServer(config.build(), broker, gauges, health);
         } catch (SluiceException e) {
             throw new SluiceException(e.code(), "HTTP: " + e.getMessage(), e);
         }

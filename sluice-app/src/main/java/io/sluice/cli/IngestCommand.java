@@ -6,6 +6,9 @@ import io.sluice.ingest.IngestConfig;
 import io.sluice.ingest.IngestPipeline;
 import io.sluice.net.client.RemoteConsumer; // javadoc
 
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
 import java.io.PrintStream;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -22,28 +25,60 @@ import java.util.function.Function;
  * <p>The pipeline reads the topic with a {@link RemoteConsumer} connected to {@code --bootstrap}; tests may pass
  * another consumer factory ({@link #run(String[], Function)}).
  */
-public final class IngestCommand {
-    static final String USAGE = """
-            usage: sluice ingest [--source sluice|kafka] --bootstrap HOST:PORT --topic TOPIC --clickhouse URL --table DB.TABLE [options]
-              --source NAME          sluice (default): a Sluice broker; kafka: a Kafka cluster (journal strategy, Kafka consumer group)
-              --strategy NAME        sync | async | coalescing | redis-stream | worker-pool | journal (default journal)
-              --user NAME            ClickHouse user (default "default")
-              --password-env VAR     environment variable holding the ClickHouse password
-              --create-table DDL     CREATE TABLE statement to run before validating the table
-              --encoder CLASS        RowEncoder class for typed RowBinary rows (default: JSON passthrough)
-              --batch-rows N         rows per INSERT (default 10000)
-              --batch-bytes N        bytes per INSERT (default 16777216)
-              --linger-ms N          longest wait to fill a batch (default 50)
-              --max-in-flight N      INSERTs in flight (default 2)
-              --workers N            drainers for worker-pool (default 2)
-              --redis URL            redis://host:port for redis-stream / worker-pool
-              --group NAME           Sluice consumer group (default sluice-ingest-<table>)
-              --set KEY=VALUE        any other ingest setting (see docs/ingest.md), repeatable
-              --metrics-interval-s N print metrics every N seconds (default 10, 0 = never)
-              --help                 this text
-            """;
+@Command(name = "ingest", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Run one ingest pipeline from a topic of a running broker (or of Kafka, with --source kafka) into a ClickHouse table, until SIGINT/SIGTERM "
+                + "(what was taken from the topic lands, offsets are committed).",
+                "Exit codes: 0 after a clean stop, 1 when the pipeline cannot start or stops on an error, 2 for bad usage.",
+                "Every option is an ingest setting (docs/configuration.md); --set gives any other."})
+public final class IngestCommand extends SubCommand {
+    @Option(names = "--source", paramLabel = "NAME", defaultValue = "sluice",
+            description = "sluice (default): a Sluice broker; kafka: a Kafka cluster, read as a Kafka consumer group (source)")
+    String source;
+    @Option(names = "--bootstrap", required = true, paramLabel = "HOST:PORT",
+            description = "the broker's binary port, or the Kafka bootstrap servers with --source kafka")
+    String bootstrap;
+    @Option(names = "--topic", required = true, paramLabel = "TOPIC", description = "topic to ingest (topic)")
+    String topic;
+    @Option(names = "--clickhouse", required = true, paramLabel = "URL", description = "ClickHouse HTTP interface (clickhouse.url)")
+    String clickhouse;
+    @Option(names = "--table", required = true, paramLabel = "DB.TABLE", description = "target table (table)")
+    String table;
+    @Option(names = "--strategy", paramLabel = "NAME", defaultValue = "offset-range",
+            description = "sync | async | coalescing | redis-stream | worker-pool | offset-range (default: ${DEFAULT-VALUE}; "
+                    + "journal is accepted as its former name)")
+    String strategy;
+    @Option(names = "--user", paramLabel = "NAME", description = "ClickHouse user (clickhouse.user; default \"default\")")
+    String user;
+    @Option(names = "--password-env", paramLabel = "VAR", description = "environment variable holding the ClickHouse password (clickhouse.password.env)")
+    String passwordEnv;
+    @Option(names = "--create-table", paramLabel = "DDL", description = "CREATE TABLE statement to run before validating the table (table.ddl)")
+    String createTable;
+    @Option(names = "--encoder", paramLabel = "CLASS", description = "RowEncoder class for typed RowBinary rows (row.encoder; default: JSON passthrough)")
+    String encoder;
+    @Option(names = "--batch-rows", paramLabel = "N", description = "rows per INSERT (batch.rows; default 10000)")
+    String batchRows;
+    @Option(names = "--batch-bytes", paramLabel = "N", description = "bytes per INSERT (batch.bytes; default 16777216)")
+    String batchBytes;
+    @Option(names = "--linger-ms", paramLabel = "N", description = "longest wait to fill a batch (linger.ms; default 50)")
+    String lingerMs;
+    @Option(names = "--max-in-flight", paramLabel = "N", description = "INSERTs in flight (max.in.flight; default 2)")
+    String maxInFlight;
+    @Option(names = "--workers", paramLabel = "N", description = "drainers for worker-pool (workers; default 2)")
+    String workers;
+    @Option(names = "--redis", paramLabel = "URL", description = "redis://host:port for redis-stream / worker-pool (redis.url)")
+    String redis;
+    @Option(names = "--group", paramLabel = "NAME", description = "Sluice consumer group (group; default sluice-ingest-<table>)")
+    String group;
+    @Option(names = "--set", paramLabel = "KEY=VALUE", description = "any other ingest setting (docs/configuration.md), repeatable")
+    Map<String, String> set = new LinkedHashMap<>();
+    @Option(names = "--metrics-interval-s", paramLabel = "N", defaultValue = "10", description = "print metrics every N seconds (default: ${DEFAULT-VALUE}, 0 = never)")
+    long metricsEvery;
 
-    private IngestCommand() {
+    private final Function<String, ConsumerFactory> remote;
+
+    IngestCommand(PrintStream out, PrintStream err, Function<String, ConsumerFactory> remote) {
+        super(out, err);
+        this.remote = remote;
     }
 
     public static void main(String[] args) {
@@ -60,81 +95,42 @@ public final class IngestCommand {
     }
 
     static int run(String[] args, Function<String, ConsumerFactory> remote, PrintStream out, PrintStream err) {
-        Map<String, String> opts = new LinkedHashMap<>();
+        try {
+            return new IngestCommand(out, err, remote).runAlone(args);
+        } catch (UsageException e) {
+            throw new IllegalStateException(e); // run() reports usage errors as exit code 2
+        }
+    }
+
+    @Override
+    int execute() throws UsageException {
         Properties props = new Properties();
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (a.equals("--help") || a.equals("-h")) {
-                out.print(USAGE);
-                return 0;
-            }
-            if (!a.startsWith("--") || i + 1 >= args.length) {
-                err.println("sluice ingest: " + (a.startsWith("--") ? "missing value for " + a : "unexpected argument '" + a + "'"));
-                err.print(USAGE);
-                return 2;
-            }
-            String v = args[++i];
-            if (a.equals("--set")) {
-                int eq = v.indexOf('=');
-                if (eq <= 0) {
-                    err.println("sluice ingest: --set needs KEY=VALUE, got '" + v + "'");
-                    return 2;
-                }
-                props.setProperty(v.substring(0, eq), v.substring(eq + 1));
-            } else {
-                opts.put(a, v);
-            }
+        set.forEach(props::setProperty);
+        put(props, IngestConfig.TOPIC, topic);
+        put(props, IngestConfig.CLICKHOUSE_URL, clickhouse);
+        put(props, IngestConfig.TABLE, table);
+        put(props, IngestConfig.STRATEGY, strategy);
+        put(props, IngestConfig.CLICKHOUSE_USER, user);
+        put(props, IngestConfig.CLICKHOUSE_PASSWORD_ENV, passwordEnv);
+        put(props, IngestConfig.TABLE_DDL, createTable);
+        put(props, IngestConfig.ROW_ENCODER, encoder);
+        put(props, IngestConfig.BATCH_ROWS, batchRows);
+        put(props, IngestConfig.BATCH_BYTES, batchBytes);
+        put(props, IngestConfig.LINGER_MS, lingerMs);
+        put(props, IngestConfig.MAX_IN_FLIGHT, maxInFlight);
+        put(props, IngestConfig.WORKERS, workers);
+        put(props, IngestConfig.REDIS_URL, redis);
+        put(props, IngestConfig.GROUP, group);
+        props.putIfAbsent(IngestConfig.GROUP, "sluice-ingest-" + table);
+        put(props, IngestConfig.SOURCE, source);
+        if ("kafka".equalsIgnoreCase(source == null ? "" : source.strip())) {
+            props.setProperty(IngestConfig.KAFKA_BOOTSTRAP, bootstrap); // read by the Kafka source, not the Sluice client
         }
-        Map<String, String> keys = Map.ofEntries(
-                Map.entry("--topic", "topic"), Map.entry("--clickhouse", "clickhouse.url"), Map.entry("--table", "table"),
-                Map.entry("--strategy", "strategy"), Map.entry("--user", "clickhouse.user"),
-                Map.entry("--password-env", "clickhouse.password.env"), Map.entry("--create-table", "table.ddl"),
-                Map.entry("--encoder", "row.encoder"), Map.entry("--batch-rows", "batch.rows"),
-                Map.entry("--batch-bytes", "batch.bytes"), Map.entry("--linger-ms", "linger.ms"),
-                Map.entry("--max-in-flight", "max.in.flight"), Map.entry("--workers", "workers"),
-                Map.entry("--redis", "redis.url"), Map.entry("--group", "group"), Map.entry("--source", "source"));
-        String bootstrap = null;
-        long metricsEvery = 10;
-        for (Map.Entry<String, String> e : opts.entrySet()) {
-            switch (e.getKey()) {
-                case "--bootstrap" -> bootstrap = e.getValue();
-                case "--metrics-interval-s" -> {
-                    try {
-                        metricsEvery = Long.parseLong(e.getValue());
-                    } catch (NumberFormatException ex) {
-                        err.println("sluice ingest: --metrics-interval-s must be a number, got '" + e.getValue() + "'");
-                        return 2;
-                    }
-                }
-                default -> {
-                    String key = keys.get(e.getKey());
-                    if (key == null) {
-                        err.println("sluice ingest: unknown option " + e.getKey());
-                        err.print(USAGE);
-                        return 2;
-                    }
-                    props.setProperty(key, e.getValue());
-                }
-            }
-        }
-        for (String required : new String[]{"--bootstrap", "--topic", "--clickhouse", "--table"}) {
-            if (!opts.containsKey(required)) {
-                err.println("sluice ingest: " + required + " is required");
-                err.print(USAGE);
-                return 2;
-            }
-        }
-        if ("kafka".equalsIgnoreCase(props.getProperty("source", "").trim())) {
-            props.setProperty("kafka.bootstrap", bootstrap); // read by IngestPipeline's Kafka source, not the Sluice client
-        }
-        props.putIfAbsent("strategy", "journal");
-        props.putIfAbsent("group", "sluice-ingest-" + props.getProperty("table"));
         IngestConfig config;
         try {
             config = IngestConfig.fromProperties(props, "");
         } catch (SluiceException e) {
-            err.println("sluice ingest: " + e.getMessage());
-            return 2;
+            throw new UsageException(e.getMessage());
         }
         IngestPipeline pipeline;
         try {
@@ -171,5 +167,11 @@ public final class IngestCommand {
         }
         out.println("sluice ingest: stopped; " + pipeline.metrics());
         return 0;
+    }
+
+    private static void put(Properties props, String key, String value) {
+        if (value != null) {
+            props.setProperty(key, value);
+        }
     }
 }

@@ -8,6 +8,10 @@ import io.sluice.net.client.ClientConfig;
 import io.sluice.net.client.RemoteConsumer;
 import org.HdrHistogram.Histogram;
 
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;
@@ -20,40 +24,39 @@ import java.util.concurrent.atomic.LongAdder;
  * retained offset, or as a group member) and reports throughput and the latency of each poll that returned
  * records. Stops on an error or after {@code --timeout-ms} without records, and still prints the final JSON line.
  */
-final class PerfConsumeCommand implements SluiceCli.Command {
-    @Override
-    public String usage() {
-        return """
-                usage: sluice perf-consume [--bootstrap HOST:PORT] --topic T --records N [--group G]
-                                           [--timeout-ms MS] [--max-poll-records K] [--max-poll-bytes B]
+@Command(name = "perf-consume", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Consume load: reads N records from the start of every partition (or as a member of group G), "
+                + "then prints a summary and a final JSON line; latency is the duration of each poll that returned records."})
+final class PerfConsumeCommand extends SubCommand {
+    @Mixin
+    ClientOptions clientOptions;
+    @Option(names = "--topic", required = true, paramLabel = "T", description = "topic to read")
+    String topic;
+    @Option(names = "--records", required = true, paramLabel = "N", description = "records to read")
+    long records;
+    @Option(names = "--group", paramLabel = "G", description = "read as a member of group G")
+    String group;
+    @Option(names = "--timeout-ms", paramLabel = "MS", defaultValue = "10000", description = "stop when no record arrived for MS (default: ${DEFAULT-VALUE})")
+    long timeoutMillis;
+    @Option(names = "--max-poll-records", paramLabel = "K", defaultValue = "10000", description = "records per poll (default: ${DEFAULT-VALUE})")
+    int maxPollRecords;
+    @Option(names = "--max-poll-bytes", paramLabel = "B", defaultValue = "4194304", description = "bytes per poll (default: ${DEFAULT-VALUE})")
+    int maxPollBytes;
 
-                  reads N records from the start of every partition (or as a member of group G), then prints a
-                  summary and a final JSON line; latency is the duration of each poll that returned records
-                  --timeout-ms MS   stop when no record arrived for MS (default 10000)
-                """;
+    PerfConsumeCommand(PrintStream out, PrintStream err) {
+        super(out, err);
     }
 
     @Override
-    public int run(String[] argv, PrintStream out, PrintStream err) throws UsageException {
-        Args args = Args.parse(argv, Args.set("bootstrap", "topic", "records", "group", "timeout-ms", "max-poll-records",
-                "max-poll-bytes"), Args.set());
-        if (args.has("help")) {
-            out.print(usage());
-            return SluiceCli.OK;
-        }
-        String topic = args.required("topic");
-        long records = args.getLong("records", -1, 1, Long.MAX_VALUE);
-        if (records < 0) {
-            throw new UsageException("--records is required");
-        }
-        long timeoutMillis = args.getLong("timeout-ms", 10_000, 1, Long.MAX_VALUE);
-        String group = args.get("group", null);
-        ClientConfig client = SluiceCli.clientConfig(args, "sluice-perf-consume");
+    int execute() throws UsageException {
+        check("--records", records, 1, Long.MAX_VALUE);
+        check("--timeout-ms", timeoutMillis, 1, Long.MAX_VALUE);
+        ClientConfig client = clientOptions.clientConfig("sluice-perf-consume");
         ConsumerConfig config;
         try {
             config = ConsumerConfig.builder().groupId(group).clientId("sluice-perf-consume").offsetReset(OffsetReset.EARLIEST)
-                    .maxPollRecords(args.getInt("max-poll-records", 10_000, 1, 100_000))
-                    .maxPollBytes(args.getInt("max-poll-bytes", 4 << 20, 1, 64 << 20))
+                    .maxPollRecords((int) check("--max-poll-records", maxPollRecords, 1, 100_000))
+                    .maxPollBytes((int) check("--max-poll-bytes", maxPollBytes, 1, 64 << 20))
                     .build();
         } catch (SluiceException e) {
             throw new UsageException(e.getMessage());

@@ -11,6 +11,10 @@ import io.sluice.net.client.RemoteProducer;
 import io.sluice.net.client.RemoteProducerConfig;
 import org.HdrHistogram.Histogram;
 
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,58 +34,69 @@ import java.util.concurrent.locks.LockSupport;
  * next send (latency = one produce round trip). Stops at the first error (for example the broker went away) and
  * still prints the final JSON line with what was acknowledged.
  */
-final class PerfProduceCommand implements SluiceCli.Command {
-    @Override
-    public String usage() {
-        return """
-                usage: sluice perf-produce [--bootstrap HOST:PORT] --topic T --records N --record-size B [--rate R]
-                                           [--acks MODE] [--clients C] [--sync] [--partitions P]
-                                           [--batch-size BYTES] [--linger-us US] [--max-in-flight K]
-                                           [--warmup-records W]
+@Command(name = "perf-produce", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Produce load: C client threads, one connection each, send N records of B random bytes in total.",
+                "The clock starts once every client is connected and warmed up. Prints progress each second on stderr, "
+                        + "then a summary and a final JSON line on stdout."})
+final class PerfProduceCommand extends SubCommand {
+    @Mixin
+    ClientOptions clientOptions;
+    @Option(names = "--topic", required = true, paramLabel = "T", description = "topic to produce to")
+    String topic;
+    @Option(names = "--records", required = true, paramLabel = "N", description = "records to send in total")
+    long records;
+    @Option(names = "--record-size", required = true, paramLabel = "B", description = "bytes per record")
+    int recordSize;
+    @Option(names = "--rate", paramLabel = "R", defaultValue = "0", description = "records/s over all clients (default: unlimited)")
+    long rate;
+    @Option(names = "--acks", paramLabel = "MODE", defaultValue = "journal", description = "memory, journal or sync (default: ${DEFAULT-VALUE})")
+    String acksName;
+    @Option(names = "--clients", paramLabel = "C", defaultValue = "1", description = "client threads, one connection each (default: ${DEFAULT-VALUE})")
+    int clients;
+    @Option(names = "--sync", description = "one record at a time per client, waiting for its acknowledgement")
+    boolean sync;
+    @Option(names = "--partitions", paramLabel = "P", description = "create the topic with P partitions if it does not exist")
+    Integer partitions;
+    @Option(names = "--batch-size", paramLabel = "BYTES", defaultValue = "65536", description = "RemoteProducer batch size (default: ${DEFAULT-VALUE})")
+    int batchSize;
+    @Option(names = "--linger-us", paramLabel = "US", defaultValue = "0", description = "RemoteProducer linger (default: ${DEFAULT-VALUE})")
+    long lingerMicros;
+    @Option(names = "--max-in-flight", paramLabel = "K", defaultValue = "8", description = "RemoteProducer requests in flight (default: ${DEFAULT-VALUE})")
+    int maxInFlight;
+    @Option(names = "--warmup-records", paramLabel = "W", defaultValue = "0",
+            description = "records each client sends first, not measured (JIT warm-up; default: ${DEFAULT-VALUE})")
+    long warmup;
 
-                  --rate R          records/s over all clients (default unlimited)
-                  --acks MODE       memory|journal|sync (default journal)
-                  --clients C       client threads, one connection each (default 1)
-                  --sync            one record at a time per client, waiting for its acknowledgement
-                  --partitions P    create the topic with P partitions if it does not exist
-                  --warmup-records W  records each client sends first, not measured (JIT warm-up; default 0)
-                the clock starts once every client is connected and warmed up
-                  --batch-size, --linger-us, --max-in-flight   RemoteProducer batching (defaults 65536, 0, 8)
-                prints progress each second on stderr, then a summary and a final JSON line on stdout
-                """;
+    PerfProduceCommand(PrintStream out, PrintStream err) {
+        super(out, err);
     }
 
     @Override
-    public int run(String[] argv, PrintStream out, PrintStream err) throws UsageException {
-        Args args = Args.parse(argv, Args.set("bootstrap", "topic", "records", "record-size", "rate", "acks", "clients",
-                "partitions", "batch-size", "linger-us", "max-in-flight", "warmup-records"), Args.set("sync"));
-        if (args.has("help")) {
-            out.print(usage());
-            return SluiceCli.OK;
+    int execute() throws UsageException {
+        check("--records", records, 1, Long.MAX_VALUE);
+        check("--record-size", recordSize, 0, 64 << 20);
+        check("--rate", rate, 0, Long.MAX_VALUE);
+        check("--clients", clients, 1, 1024);
+        check("--batch-size", batchSize, 1, 64 << 20);
+        check("--linger-us", lingerMicros, 0, 60_000_000);
+        check("--max-in-flight", maxInFlight, 1, 1024);
+        check("--warmup-records", warmup, 0, Long.MAX_VALUE);
+        if (partitions != null) {
+            check("--partitions", partitions, 1, TopicConfig.MAX_PARTITIONS);
         }
-        String topic = args.required("topic");
-        long records = args.getLong("records", -1, 1, Long.MAX_VALUE);
-        int recordSize = args.getInt("record-size", -1, 0, 64 << 20);
-        if (records < 0 || recordSize < 0) {
-            throw new UsageException("--records and --record-size are required");
-        }
-        long rate = args.getLong("rate", 0, 0, Long.MAX_VALUE);
-        int clients = args.getInt("clients", 1, 1, 1024);
-        boolean sync = args.has("sync");
         Acks acks;
         try {
-            acks = Acks.parse(args.get("acks", "journal"));
+            acks = Acks.parse(acksName);
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
-        ClientConfig client = SluiceCli.clientConfig(args, "sluice-perf");
+        ClientConfig client = clientOptions.clientConfig("sluice-perf");
         RemoteProducerConfig.Builder producerConfig = RemoteProducerConfig.builder(client)
                 .producer(ProducerConfig.builder().acks(acks).build())
-                .batchSizeBytes(args.getInt("batch-size", 64 << 10, 1, 64 << 20))
-                .lingerMicros(args.getLong("linger-us", 0, 0, 60_000_000))
-                .maxInFlightRequests(args.getInt("max-in-flight", 8, 1, 1024));
-        if (args.has("partitions")) {
-            int partitions = args.getInt("partitions", 1, 1, TopicConfig.MAX_PARTITIONS);
+                .batchSizeBytes(batchSize)
+                .lingerMicros(lingerMicros)
+                .maxInFlightRequests(maxInFlight);
+        if (partitions != null) {
             try (RemoteAdmin admin = new RemoteAdmin(client)) {
                 admin.createTopicIfAbsent(TopicConfig.of(topic, partitions));
             } catch (SluiceException e) {
@@ -90,7 +105,6 @@ final class PerfProduceCommand implements SluiceCli.Command {
             }
         }
 
-        long warmup = args.getLong("warmup-records", 0, 0, Long.MAX_VALUE);
         Run run = new Run(records, recordSize, rate, clients, sync, topic, warmup);
         List<Thread> threads = new ArrayList<>();
         for (int c = 0; c < clients; c++) {

@@ -7,6 +7,10 @@ import io.sluice.core.SluiceException;
 import io.sluice.net.client.RemoteProducer;
 import io.sluice.net.client.RemoteProducerConfig;
 
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,49 +21,55 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /** {@code sluice produce}: each stdin line becomes one event; exits once every line is acknowledged. */
-final class ProduceCommand implements SluiceCli.Command {
+@Command(name = "produce", mixinStandardHelpOptions = true,
+        description = {"Send each stdin line (UTF-8, without the line end) as one event.",
+                "Exits 0 once every line was acknowledged, 1 if any was not (the count is printed on stderr)."})
+final class ProduceCommand extends SubCommand {
     private final InputStream stdin;
 
-    ProduceCommand() {
-        this(System.in);
+    @Mixin
+    ClientOptions client;
+    @Option(names = "--topic", required = true, paramLabel = "T", description = "topic to send to")
+    String topic;
+    @Option(names = "--acks", paramLabel = "MODE", defaultValue = "journal",
+            description = "durability before acknowledging: memory, journal or sync (default: ${DEFAULT-VALUE})")
+    String acksName;
+    @Option(names = "--key-separator", paramLabel = "S", description = "split each line at the first S into key and value")
+    String keySeparator;
+
+    ProduceCommand(PrintStream out, PrintStream err) {
+        this(System.in, out, err);
     }
 
-    ProduceCommand(InputStream stdin) {
+    ProduceCommand(InputStream stdin, PrintStream out, PrintStream err) {
+        super(out, err);
         this.stdin = stdin;
     }
 
-    @Override
-    public String usage() {
-        return """
-                usage: sluice produce [--bootstrap HOST:PORT] --topic T [--acks memory|journal|sync] [--key-separator S]
+    /** A command reading {@code stdin} that is given its output streams when run (tests). */
+    ProduceCommand(InputStream stdin) {
+        this(stdin, System.out, System.err);
+    }
 
-                  one event per stdin line (UTF-8, without the line end); exits 0 once every line was acknowledged,
-                  1 if any was not (the count is printed on stderr)
-                  --acks           durability before acknowledging (default journal)
-                  --key-separator  split each line at the first S into key and value
-                """;
+    /** Runs {@code sluice produce argv} reading this command's stdin and writing to {@code out} and {@code err}. */
+    int run(String[] argv, PrintStream out, PrintStream err) throws UsageException {
+        return new ProduceCommand(stdin, out, err).runAlone(argv);
     }
 
     @Override
-    public int run(String[] argv, PrintStream out, PrintStream err) throws UsageException {
-        Args args = Args.parse(argv, Args.set("bootstrap", "topic", "acks", "key-separator"), Args.set());
-        if (args.has("help")) {
-            out.print(usage());
-            return SluiceCli.OK;
-        }
-        String topic = args.required("topic");
+    int execute() throws UsageException {
         Acks acks;
         try {
-            acks = Acks.parse(args.get("acks", "journal"));
+            acks = Acks.parse(acksName);
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
-        String separator = args.get("key-separator", null);
+        String separator = keySeparator;
         AtomicLong sent = new AtomicLong();
         AtomicLong acked = new AtomicLong();
         AtomicLong failed = new AtomicLong();
         AtomicReference<Throwable> firstError = new AtomicReference<>();
-        RemoteProducerConfig config = RemoteProducerConfig.builder(SluiceCli.clientConfig(args, "sluice-produce"))
+        RemoteProducerConfig config = RemoteProducerConfig.builder(client.clientConfig("sluice-produce"))
                 .producer(ProducerConfig.builder().acks(acks).build())
                 .build();
         try (RemoteProducer producer = new RemoteProducer(config);

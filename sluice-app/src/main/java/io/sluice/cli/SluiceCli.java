@@ -1,10 +1,19 @@
 package io.sluice.cli;
 
+import io.sluice.core.SluiceException;
+import picocli.AutoComplete;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+
 import java.io.PrintStream;
-import java.util.Arrays;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 
 /**
- * {@code bin/sluice}: the broker and its tools in one command.
+ * {@code bin/sluice}: the broker and its tools in one command, parsed by picocli (generated help, the same errors
+ * and exit codes everywhere, shell completion from {@code sluice generate-completion}).
  * <pre>
  * sluice broker        run a broker (binary protocol + HTTP)
  * sluice topics        create | list | describe | delete | alter topics
@@ -17,26 +26,24 @@ import java.util.Arrays;
  * </pre>
  * Exit codes: 0 success, 1 the operation failed (for example events not acknowledged), 2 bad usage.
  */
-public final class SluiceCli {
+@Command(name = "sluice", mixinStandardHelpOptions = true, versionProvider = SluiceCli.Version.class,
+        synopsisHeading = "usage: ", synopsisSubcommandLabel = "<command>",
+        description = "The Sluice broker and its tools. `sluice <command> --help` describes each command.",
+        commandListHeading = "%ncommands:%n",
+        footer = {"", "Every command also takes --log-level LEVEL (error|warn|info|debug|trace) and --log-format text|json",
+                "(JSON lines on stderr, Logback's JsonEncoder).",
+                "", "Exit codes: 0 success, 1 the operation failed, 2 bad usage."})
+public final class SluiceCli implements Runnable {
     static final int OK = 0;
     static final int FAILED = 1;
     static final int USAGE = 2;
 
-    private static final String USAGE_TEXT = """
-            usage: sluice <command> [flags]   (sluice <command> --help for its flags)
-                   any command also takes --log-level LEVEL (error|warn|info|debug|trace) and
-                   --log-format text|json (JSON lines on stderr, Logback's JsonEncoder)
+    static final String DEFAULT_BOOTSTRAP = "127.0.0.1:7070";
 
-            commands:
-              broker        run a broker: binary protocol (default 127.0.0.1:7070) and HTTP (default :8080)
-              topics        create | list | describe | delete | alter (retention) topics
-              groups        list | describe (offsets, lag) | reset-offsets consumer groups
-              produce       send each stdin line as an event; exits once every line is acknowledged
-              consume       print event payloads, one per line
-              perf-produce  produce load; prints throughput, latency percentiles and a final JSON line
-              perf-consume  consume load; prints throughput, latency percentiles and a final JSON line
-              ingest        run the ingest pipeline (ClickHouse / Redis sinks)
-            """;
+    static final String TLS_CA_ENV = "SLUICE_TLS_CA";
+
+    @CommandLine.Spec
+    CommandSpec spec;
 
     private SluiceCli() {
     }
@@ -63,61 +70,74 @@ public final class SluiceCli {
         System.exit(code);
     }
 
-    /** Runs a command; returns the exit code. The broker command returns only after shutdown. */
-    public static int run(String[] args, PrintStream out, PrintStream err) {
-        if (args.length == 0 || args[0].equals("--help") || args[0].equals("-h") || args[0].equals("help")) {
-            (args.length == 0 ? err : out).print(USAGE_TEXT);
-            return args.length == 0 ? USAGE : OK;
-        }
-        String[] rest = Arrays.copyOfRange(args, 1, args.length);
-        if (args[0].equals("ingest")) {
-            return IngestCommand.run(rest);
-        }
-        if (args[0].equals("groups")) {
-            return GroupsCommand.run(rest, out, err);
-        }
-        if (args[0].equals("topics") && rest.length > 0 && (rest[0].equals("delete") || rest[0].equals("alter"))) {
-            return TopicsAdminCommand.run(rest[0], java.util.Arrays.copyOfRange(rest, 1, rest.length), out, err);
-        }
-        Command command = switch (args[0]) {
-            case "broker" -> new BrokerCommand();
-            case "topics" -> new TopicsCommand();
-            case "produce" -> new ProduceCommand();
-            case "consume" -> new ConsumeCommand();
-            case "perf-produce" -> new PerfProduceCommand();
-            case "perf-consume" -> new PerfConsumeCommand();
-            default -> {
-                err.println("sluice: unknown command '" + args[0] + "'");
-                err.print(USAGE_TEXT);
-                yield null;
-            }
-        };
-        if (command == null) {
-            return USAGE;
-        }
-        try {
-            return command.run(rest, out, err);
-        } catch (UsageException e) {
-            err.println("sluice " + args[0] + ": " + e.getMessage());
-            err.print(command.usage());
-            return USAGE;
-        }
+    /** No command given: the usage goes to stderr and the exit code is 2. */
+    @Override
+    public void run() {
+        throw new ParameterException(spec.commandLine(), "missing command");
     }
 
-    static final String DEFAULT_BOOTSTRAP = "127.0.0.1:7070";
+    /** Runs a command; returns the exit code. The broker command returns only after shutdown. */
+    public static int run(String[] args, PrintStream out, PrintStream err) {
+        return commandLine(out, err).execute(args);
+    }
 
-    static final String TLS_CA_ENV = "SLUICE_TLS_CA";
+    /** The whole command tree writing to {@code out} and {@code err}. */
+    static CommandLine commandLine(PrintStream out, PrintStream err) {
+        CommandLine cl = new CommandLine(new SluiceCli());
+        cl.addSubcommand("broker", new BrokerCommand(out, err));
+        cl.addSubcommand("topics", TopicsCommand.commandLine(out, err));
+        cl.addSubcommand("groups", new GroupsCommand());
+        cl.addSubcommand("produce", new ProduceCommand(out, err));
+        cl.addSubcommand("consume", new ConsumeCommand(out, err));
+        cl.addSubcommand("perf-produce", new PerfProduceCommand(out, err));
+        cl.addSubcommand("perf-consume", new PerfConsumeCommand(out, err));
+        cl.addSubcommand("ingest", new IngestCommand(out, err, io.sluice.ingest.ConsumerFactory::remote));
+        CommandLine completion = new CommandLine(new AutoComplete.GenerateCompletion());
+        completion.getCommandSpec().usageMessage().hidden(false);
+        cl.addSubcommand("generate-completion", completion);
+        configure(cl, out, err);
+        return cl;
+    }
+
+    /** The conventions every Sluice command line shares (also {@code sluice-bench}'s). */
+    static void configure(CommandLine cl, PrintStream out, PrintStream err) {
+        cl.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
+        cl.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
+        cl.setCaseInsensitiveEnumValuesAllowed(true);
+        cl.setUsageHelpAutoWidth(true);
+        cl.setExitCodeExceptionMapper(e -> e instanceof ParameterException ? USAGE : FAILED);
+        cl.setParameterExceptionHandler((ex, argv) -> {
+            CommandLine c = ex.getCommandLine();
+            // picocli checks required options before unknown ones; an unknown flag is the more useful message
+            ParameterException e = ex instanceof CommandLine.UnmatchedArgumentException || c.getUnmatchedArguments().isEmpty()
+                    ? ex : new CommandLine.UnmatchedArgumentException(c, c.getUnmatchedArguments());
+            c.getErr().println(c.getCommandSpec().qualifiedName() + ": " + e.getMessage());
+            CommandLine.UnmatchedArgumentException.printSuggestions(e, c.getErr());
+            c.usage(c.getErr());
+            c.getErr().flush();
+            return USAGE;
+        });
+        cl.setExecutionExceptionHandler((e, c, parseResult) -> {
+            c.getErr().println(c.getCommandSpec().qualifiedName() + ": " + e.getMessage());
+            c.getErr().flush();
+            return FAILED;
+        });
+        setSynopsisHeading(cl);
+    }
+
+    private static void setSynopsisHeading(CommandLine cl) {
+        cl.getCommandSpec().usageMessage().synopsisHeading("usage: ");
+        for (CommandLine sub : cl.getSubcommands().values()) {
+            setSynopsisHeading(sub);
+        }
+    }
 
     /**
      * Client settings from {@code --bootstrap} (default 127.0.0.1:7070), the SLUICE_AUTH_TOKEN environment variable
      * (shared token) and SLUICE_TLS_CA (PEM CA file: connect with TLS trusting it).
      */
-    static io.sluice.net.client.ClientConfig clientConfig(Args args, String clientId) throws UsageException {
-        return clientConfig(args.get("bootstrap", DEFAULT_BOOTSTRAP), clientId);
-    }
-
     static io.sluice.net.client.ClientConfig clientConfig(String bootstrap, String clientId) throws UsageException {
-        String token = System.getenv(BrokerCommand.AUTH_TOKEN_ENV);
+        String token = System.getenv(BrokerSettings.AUTH_TOKEN_ENV);
         String ca = System.getenv(TLS_CA_ENV);
         try {
             io.netty.handler.ssl.SslContext tls = ca == null || ca.isBlank() ? null
@@ -127,15 +147,17 @@ public final class SluiceCli {
                     .authToken(token == null || token.isBlank() ? null : token.strip())
                     .sslContext(tls)
                     .build();
-        } catch (io.sluice.core.SluiceException | IllegalArgumentException e) {
+        } catch (SluiceException | IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
     }
 
-    /** One subcommand. */
-    interface Command {
-        int run(String[] args, PrintStream out, PrintStream err) throws UsageException;
-
-        String usage();
+    /** {@code --version}: the jar's implementation version. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = SluiceCli.class.getPackage().getImplementationVersion();
+            return new String[] {"sluice " + (v == null ? "(development build)" : v)};
+        }
     }
 }

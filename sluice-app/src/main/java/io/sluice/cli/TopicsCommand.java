@@ -5,74 +5,119 @@ import io.sluice.core.TopicConfig;
 import io.sluice.core.TopicDescription;
 import io.sluice.net.client.RemoteAdmin;
 
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
 import java.io.PrintStream;
-import java.util.Arrays;
-import java.util.Set;
 
-/** {@code sluice topics create|list|describe}. */
-final class TopicsCommand implements SluiceCli.Command {
-    @Override
-    public String usage() {
-        return """
-                usage: sluice topics create   [--bootstrap HOST:PORT] --topic T [--partitions N] [--retention-ms MS]
-                                              [--retention-bytes B] [--if-not-exists]
-                       sluice topics list     [--bootstrap HOST:PORT]
-                       sluice topics describe [--bootstrap HOST:PORT] --topic T
-                       sluice topics delete   [--bootstrap HOST:PORT] --topic T
-                       sluice topics alter    [--bootstrap HOST:PORT] --topic T [--retention-ms MS] [--retention-bytes B]
+/** {@code sluice topics create|list|describe|delete|alter}. */
+@Command(name = "topics", mixinStandardHelpOptions = true, synopsisSubcommandLabel = "(create | list | describe | delete | alter)",
+        description = "Create, list, describe, delete or alter (retention) topics on a running broker.")
+final class TopicsCommand implements Runnable {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
 
-                  --bootstrap HOST:PORT   broker binary port (default 127.0.0.1:7070)
-                """;
+    static CommandLine commandLine(PrintStream out, PrintStream err) {
+        CommandLine cl = new CommandLine(new TopicsCommand());
+        cl.addSubcommand("create", new Create(out, err));
+        cl.addSubcommand("list", new ListTopics(out, err));
+        cl.addSubcommand("describe", new Describe(out, err));
+        cl.addSubcommand("delete", new TopicsAdminCommand.Delete());
+        cl.addSubcommand("alter", new TopicsAdminCommand.Alter());
+        return cl;
     }
 
+    /** No subcommand: a usage error. */
     @Override
-    public int run(String[] argv, PrintStream out, PrintStream err) throws UsageException {
-        if (argv.length == 0) {
-            throw new UsageException("missing subcommand: create, list or describe");
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing subcommand: create, list, describe, delete or alter");
+    }
+
+    @Command(name = "create", mixinStandardHelpOptions = true, description = "Create a topic.")
+    static final class Create extends SubCommand {
+        @Mixin
+        ClientOptions client;
+        @Option(names = "--topic", required = true, paramLabel = "T", description = "topic name")
+        String topic;
+        @Option(names = "--partitions", paramLabel = "N", defaultValue = "1", description = "partitions, 1-" + TopicConfig.MAX_PARTITIONS + " (default: ${DEFAULT-VALUE})")
+        int partitions;
+        @Option(names = "--retention-ms", paramLabel = "MS", defaultValue = "-1", description = "delete roll-cycle files older than this (default: keep)")
+        long retentionMs;
+        @Option(names = "--retention-bytes", paramLabel = "B", defaultValue = "-1", description = "keep at most this many bytes per partition (default: keep)")
+        long retentionBytes;
+        @Option(names = "--if-not-exists", description = "succeed if the topic exists")
+        boolean ifNotExists;
+
+        Create(PrintStream out, PrintStream err) {
+            super(out, err);
         }
-        if (argv[0].equals("--help")) {
-            out.print(usage());
-            return SluiceCli.OK;
-        }
-        String sub = argv[0];
-        String[] rest = Arrays.copyOfRange(argv, 1, argv.length);
-        Args args = switch (sub) {
-            case "create" -> Args.parse(rest, Args.set("bootstrap", "topic", "partitions", "retention-ms", "retention-bytes"),
-                    Set.of("if-not-exists"));
-            case "list" -> Args.parse(rest, Args.set("bootstrap"), Set.of());
-            case "describe" -> Args.parse(rest, Args.set("bootstrap", "topic"), Set.of());
-            default -> throw new UsageException("unknown subcommand '" + sub + "': use create, list or describe");
-        };
-        if (args.has("help")) {
-            out.print(usage());
-            return SluiceCli.OK;
-        }
-        TopicConfig config = null;
-        if (sub.equals("create")) {
+
+        @Override
+        int execute() throws UsageException {
+            TopicConfig config;
             try {
-                config = TopicConfig.builder(args.required("topic"))
-                        .partitions(args.getInt("partitions", 1, 1, TopicConfig.MAX_PARTITIONS))
-                        .retentionMillis(args.getLong("retention-ms", -1, -1, Long.MAX_VALUE))
-                        .retentionBytes(args.getLong("retention-bytes", -1, -1, Long.MAX_VALUE))
+                config = TopicConfig.builder(topic)
+                        .partitions((int) check("--partitions", partitions, 1, TopicConfig.MAX_PARTITIONS))
+                        .retentionMillis(check("--retention-ms", retentionMs, -1, Long.MAX_VALUE))
+                        .retentionBytes(check("--retention-bytes", retentionBytes, -1, Long.MAX_VALUE))
                         .build();
             } catch (SluiceException e) {
                 throw new UsageException(e.getMessage());
             }
-        }
-        String topic = sub.equals("describe") ? args.required("topic") : null;
-        try (RemoteAdmin admin = new RemoteAdmin(SluiceCli.clientConfig(args, "sluice-topics"))) {
-            switch (sub) {
-                case "create" -> {
-                    TopicDescription d = args.has("if-not-exists") ? admin.createTopicIfAbsent(config) : admin.createTopic(config);
-                    out.println("created topic " + d.name() + " with " + d.config().partitions() + " partition(s)");
-                }
-                case "list" -> admin.listTopics().forEach(out::println);
-                default -> print(admin.describeTopic(topic), out);
+            try (RemoteAdmin admin = new RemoteAdmin(client.clientConfig("sluice-topics"))) {
+                TopicDescription d = ifNotExists ? admin.createTopicIfAbsent(config) : admin.createTopic(config);
+                out.println("created topic " + d.name() + " with " + d.config().partitions() + " partition(s)");
+                return SluiceCli.OK;
+            } catch (SluiceException e) {
+                err.println("sluice topics create: " + e.getMessage());
+                return SluiceCli.FAILED;
             }
-            return SluiceCli.OK;
-        } catch (SluiceException e) {
-            err.println("sluice topics " + sub + ": " + e.getMessage());
-            return SluiceCli.FAILED;
+        }
+    }
+
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "List the topics, one per line.")
+    static final class ListTopics extends SubCommand {
+        @Mixin
+        ClientOptions client;
+
+        ListTopics(PrintStream out, PrintStream err) {
+            super(out, err);
+        }
+
+        @Override
+        int execute() throws UsageException {
+            try (RemoteAdmin admin = new RemoteAdmin(client.clientConfig("sluice-topics"))) {
+                admin.listTopics().forEach(out::println);
+                return SluiceCli.OK;
+            } catch (SluiceException e) {
+                err.println("sluice topics list: " + e.getMessage());
+                return SluiceCli.FAILED;
+            }
+        }
+    }
+
+    @Command(name = "describe", mixinStandardHelpOptions = true, description = "Show a topic's settings and each partition's offsets.")
+    static final class Describe extends SubCommand {
+        @Mixin
+        ClientOptions client;
+        @Option(names = "--topic", required = true, paramLabel = "T", description = "topic name")
+        String topic;
+
+        Describe(PrintStream out, PrintStream err) {
+            super(out, err);
+        }
+
+        @Override
+        int execute() throws UsageException {
+            try (RemoteAdmin admin = new RemoteAdmin(client.clientConfig("sluice-topics"))) {
+                print(admin.describeTopic(topic), out);
+                return SluiceCli.OK;
+            } catch (SluiceException e) {
+                err.println("sluice topics describe: " + e.getMessage());
+                return SluiceCli.FAILED;
+            }
         }
     }
 

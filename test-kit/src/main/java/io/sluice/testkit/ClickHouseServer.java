@@ -23,7 +23,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * tcp_port, path/tmp_path/user_files_path inside the temp dir, logger to a file, user {@code default} without a
  * password, loopback only.
  */
-public final class ClickHouseServer {
+public final class ClickHouseServer implements AutoCloseable {
+    private static final String[] BINARIES = {"/usr/sbin/clickhouse-server", "clickhouse-server", "/usr/bin/clickhouse-server"};
+
     private static ClickHouseServer shared;
     private static final AtomicInteger DATABASES = new AtomicInteger();
 
@@ -65,6 +67,29 @@ public final class ClickHouseServer {
             }
         }
         return shared;
+    }
+
+    /** True if a clickhouse-server binary is installed (a private server can be started). */
+    public static boolean isInstalled() {
+        return ServerProcess.isInstalled(BINARIES);
+    }
+
+    /**
+     * A private server of its own (not the shared one), with its directory under {@code parent}; {@link #close()}
+     * stops it and deletes its directory. The benchmarks use this.
+     */
+    public static ClickHouseServer startPrivate(Path parent) {
+        Process p = new Process(parent);
+        p.start();
+        return new ClickHouseServer("http://127.0.0.1:" + p.httpPort, p);
+    }
+
+    /** Stops a server from {@link #startPrivate} and deletes its directory; the shared server is left running. */
+    @Override
+    public void close() {
+        if (process != null && this != shared) {
+            process.close();
+        }
     }
 
     private static String stripSlash(String s) {
@@ -171,12 +196,21 @@ public final class ClickHouseServer {
         private final int zooKeeperPort;
 
         Process() {
-            this(-1);
+            this(-1, null);
         }
 
         /** @param zooKeeperPort a ZooKeeper on 127.0.0.1 for replicated tables, or -1 for none */
         Process(int zooKeeperPort) {
-            super("clickhouse");
+            this(zooKeeperPort, null);
+        }
+
+        /** @param parent where the server's temporary directory goes; null for the system's temporary directory */
+        Process(Path parent) {
+            this(-1, parent);
+        }
+
+        Process(int zooKeeperPort, Path parent) {
+            super("clickhouse", parent);
             this.zooKeeperPort = zooKeeperPort;
             writeConfig("");
         }
@@ -234,7 +268,7 @@ public final class ClickHouseServer {
 
         @Override
         protected List<String> command() {
-            Path bin = findBinary("/usr/sbin/clickhouse-server", "clickhouse-server", "/usr/bin/clickhouse-server");
+            Path bin = findBinary(BINARIES);
             return List.of(bin.toString(), "--config-file=" + dir.resolve("config.xml").toAbsolutePath());
         }
 

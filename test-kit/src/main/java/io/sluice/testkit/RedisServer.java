@@ -16,7 +16,9 @@ import java.util.List;
  * at JVM exit. {@link #restart()} keeps port and data, so "Redis restarted" tests see the same streams.
  * With {@code SLUICE_REDIS_URL=redis://host:port} set, an existing server is used instead.
  */
-public final class RedisServer {
+public final class RedisServer implements AutoCloseable {
+    private static final String[] BINARIES = {"redis-server", "/usr/bin/redis-server"};
+
     private static RedisServer shared;
 
     private final String url;
@@ -39,6 +41,31 @@ public final class RedisServer {
             }
         }
         return shared;
+    }
+
+    /** True if a redis-server binary is installed (a private server can be started). */
+    public static boolean isInstalled() {
+        return ServerProcess.isInstalled(BINARIES);
+    }
+
+    /**
+     * A private server of its own (not the shared one), with its directory under {@code parent}; {@link #close()}
+     * stops it and deletes its directory. The benchmarks use this without persistence.
+     *
+     * @param persistent true: AOF with fsync every second, as {@link #shared()}; false: nothing written to disk
+     */
+    public static RedisServer startPrivate(java.nio.file.Path parent, boolean persistent) {
+        Process p = new Process(parent, persistent);
+        p.start();
+        return new RedisServer("redis://127.0.0.1:" + p.port, p);
+    }
+
+    /** Stops a server from {@link #startPrivate} and deletes its directory; the shared server is left running. */
+    @Override
+    public void close() {
+        if (process != null && this != shared) {
+            process.close();
+        }
     }
 
     /** e.g. {@code redis://127.0.0.1:41235} */
@@ -128,16 +155,22 @@ public final class RedisServer {
 
     static final class Process extends ServerProcess {
         final int port = freePort();
+        private final boolean persistent;
 
         Process() {
-            super("redis");
+            this(null, true);
+        }
+
+        Process(java.nio.file.Path parent, boolean persistent) {
+            super("redis", parent);
+            this.persistent = persistent;
         }
 
         @Override
         protected List<String> command() {
-            String bin = findBinary("redis-server", "/usr/bin/redis-server").toString();
+            String bin = findBinary(BINARIES).toString();
             return List.of(bin, "--port", Integer.toString(port), "--bind", "127.0.0.1", "--dir", dir.toAbsolutePath().toString(),
-                    "--save", "", "--appendonly", "yes", "--appendfsync", "everysec", "--daemonize", "no",
+                    "--save", "", "--appendonly", persistent ? "yes" : "no", "--appendfsync", "everysec", "--daemonize", "no",
                     "--protected-mode", "yes", "--logfile", dir.resolve("redis.log").toAbsolutePath().toString());
         }
 

@@ -25,9 +25,15 @@ abstract class ServerProcess implements AutoCloseable {
     private Process process;
 
     ServerProcess(String name) {
+        this(name, null);
+    }
+
+    /** @param parent where the server's temporary directory goes; null for the system's temporary directory */
+    ServerProcess(String name, Path parent) {
         this.name = name;
         try {
-            this.dir = Files.createTempDirectory("sluice-" + name + "-");
+            this.dir = parent == null ? Files.createTempDirectory("sluice-" + name + "-")
+                    : Files.createTempDirectory(Files.createDirectories(parent), "sluice-" + name + "-");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -168,6 +174,16 @@ abstract class ServerProcess implements AutoCloseable {
             return s.getLocalPort();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** True if one of the candidates is installed. */
+    static boolean isInstalled(String... candidates) {
+        try {
+            findBinary(candidates);
+            return true;
+        } catch (IllegalStateException e) {
+            return false;
         }
     }
 

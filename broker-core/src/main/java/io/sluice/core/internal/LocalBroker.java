@@ -17,7 +17,6 @@ import io.sluice.core.Subscription;
 import io.sluice.core.TopicConfig;
 import io.sluice.core.TopicDescription;
 import io.sluice.core.TopicPartition;
-import io.sluice.core.internal.bus.NamedThreadFactory;
 import io.sluice.core.internal.bus.PartitionRing;
 import io.sluice.core.internal.client.LocalConsumer;
 import io.sluice.core.internal.client.LocalProducer;

@@ -2,6 +2,11 @@ package io.sluice.net.server;
 
 import io.netty.handler.ssl.SslContext;
 import io.sluice.core.SluiceException.InvalidConfigException;
+import io.sluice.core.config.ConfigDef;
+import io.sluice.core.config.ConfigDef.Computed;
+import io.sluice.core.config.ConfigDef.Importance;
+import io.sluice.core.config.ConfigDef.Type;
+import io.sluice.core.config.Validator;
 import io.sluice.net.protocol.Frames;
 
 /**
@@ -46,54 +51,87 @@ public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize,
                                  SslContext sslContext, int authMaxFrameBytes, long authTimeoutMillis,
                                  int maxUnauthenticatedConnections) {
 
-    public static final String DEFAULT_BIND_ADDRESS = "127.0.0.1";
-    public static final int DEFAULT_PORT = 7070;
     public static final int MAX_FRAME_SIZE_LIMIT = 256 << 20;
+
+    public static final String BIND = "bind";
+    public static final String PORT = "port";
+    public static final String IO_THREADS = "io.threads";
+    public static final String MAX_FRAME_SIZE = "max.frame.size";
+    public static final String MAX_INFLIGHT_PER_CONNECTION = "max.inflight.per.connection";
+    public static final String MAX_CONNECTIONS = "max.connections";
+    public static final String IDLE_TIMEOUT_MS = "idle.timeout.ms";
+    public static final String FRAME_TIMEOUT_MS = "frame.timeout.ms";
+    public static final String MAX_FETCH_WAIT_MS = "max.fetch.wait.ms";
+    public static final String MAX_FETCH_BYTES = "max.fetch.bytes";
+    public static final String PREFER_NATIVE_TRANSPORT = "prefer.native.transport";
+    public static final String SHUTDOWN_TIMEOUT_MS = "shutdown.timeout.ms";
+    public static final String AUTH_MAX_FRAME_BYTES = "auth.max.frame.bytes";
+    public static final String AUTH_TIMEOUT_MS = "auth.timeout.ms";
+    public static final String MAX_UNAUTHENTICATED_CONNECTIONS = "max.unauthenticated.connections";
+
+    /**
+     * The binary listener's settings as the broker's properties file names them; the builder's defaults come from
+     * here. The auth token and TLS are the application's to read (files, environment) and pass to the builder.
+     */
+    public static final ConfigDef DEFINITION = new ConfigDef()
+            .define(BIND, Type.STRING, "127.0.0.1", Validator.nonBlank(), Importance.HIGH,
+                    "interface for the binary and HTTP ports; 0.0.0.0 exposes the broker (a warning is logged when no auth token is set)")
+            .define(PORT, Type.INT, 7070, Validator.between(0, 65_535), Importance.HIGH,
+                    "binary protocol port (0 picks a free port)")
+            .define(IO_THREADS, Type.INT, new Computed("available processors", () -> Runtime.getRuntime().availableProcessors()),
+                    Validator.atLeast(1), Importance.LOW, "event-loop threads of the binary port")
+            .define(MAX_FRAME_SIZE, Type.INT, Frames.DEFAULT_MAX_FRAME_SIZE, Validator.between(1024, MAX_FRAME_SIZE_LIMIT),
+                    Importance.MEDIUM, "largest request frame in bytes; a longer frame closes the connection. Must exceed "
+                            + "max.event.size plus batch framing")
+            .define(MAX_INFLIGHT_PER_CONNECTION, Type.INT, 256, Validator.between(1, 65_536), Importance.MEDIUM,
+                    "requests a connection may have started but not yet answered; at the bound the server stops reading that connection")
+            .define(MAX_CONNECTIONS, Type.INT, 10_000, Validator.atLeast(1), Importance.MEDIUM,
+                    "open connections; further connections are closed at once")
+            .define(IDLE_TIMEOUT_MS, Type.LONG, 600_000L, Validator.atLeast(0), Importance.LOW,
+                    "a connection with no read or write for this long is closed (0 never)")
+            .define(FRAME_TIMEOUT_MS, Type.LONG, 30_000L, Validator.atLeast(1), Importance.LOW,
+                    "a frame must arrive completely within this long once its first bytes did (bounds slow-drip clients)")
+            .define(MAX_FETCH_WAIT_MS, Type.INT, 30_000, Validator.atLeast(0), Importance.LOW,
+                    "cap on a fetch's long-poll wait")
+            .define(MAX_FETCH_BYTES, Type.INT, 1 << 20, Validator.atLeast(1024), Importance.MEDIUM,
+                    "cap on the bytes one fetch response carries, whatever the client asks for; memory held for a "
+                            + "connection that stops reading stays within max.inflight.per.connection × max.fetch.bytes")
+            .define(PREFER_NATIVE_TRANSPORT, Type.BOOLEAN, true, Importance.LOW, "use epoll when available")
+            .define(SHUTDOWN_TIMEOUT_MS, Type.LONG, 10_000L, Validator.atLeast(0), Importance.LOW,
+                    "how long shutdown waits for in-flight requests")
+            .define(AUTH_MAX_FRAME_BYTES, Type.INT, 8192, Validator.atLeast(64), Importance.MEDIUM,
+                    "with a token: largest frame a connection may send before it authenticated (room for a 4096-character "
+                            + "token; never more than max.frame.size); a longer one closes the connection")
+            .define(AUTH_TIMEOUT_MS, Type.LONG, 10_000L, Validator.atLeast(1), Importance.LOW,
+                    "with a token: a connection not authenticated this long after it opened is closed")
+            .define(MAX_UNAUTHENTICATED_CONNECTIONS, Type.INT, 128, Validator.atLeast(1), Importance.MEDIUM,
+                    "with a token: connections open and not yet authenticated; a further one is closed at once");
+
+    public static final String DEFAULT_BIND_ADDRESS = DEFINITION.defaultString(BIND);
+    public static final int DEFAULT_PORT = DEFINITION.defaultInt(PORT);
     /** Largest frame a connection may send before it authenticated (room for a 4096-character token). */
-    public static final int DEFAULT_AUTH_MAX_FRAME_BYTES = 8192;
-    public static final long DEFAULT_AUTH_TIMEOUT_MILLIS = 10_000;
-    public static final int DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS = 128;
+    public static final int DEFAULT_AUTH_MAX_FRAME_BYTES = DEFINITION.defaultInt(AUTH_MAX_FRAME_BYTES);
+    public static final long DEFAULT_AUTH_TIMEOUT_MILLIS = DEFINITION.defaultLong(AUTH_TIMEOUT_MS);
+    public static final int DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS = DEFINITION.defaultInt(MAX_UNAUTHENTICATED_CONNECTIONS);
 
     public BrokerServerConfig {
         if (bindAddress == null || bindAddress.isBlank()) {
             throw InvalidConfigException.of("bindAddress", bindAddress, "must be set");
         }
-        if (port < 0 || port > 65535) {
-            throw InvalidConfigException.of("port", port, "must be between 0 and 65535");
-        }
-        if (maxFrameSize < 1024 || maxFrameSize > MAX_FRAME_SIZE_LIMIT) {
-            throw InvalidConfigException.of("maxFrameSize", maxFrameSize, "must be between 1024 and " + MAX_FRAME_SIZE_LIMIT);
-        }
-        if (maxInFlightPerConnection < 1 || maxInFlightPerConnection > 65_536) {
-            throw InvalidConfigException.of("maxInFlightPerConnection", maxInFlightPerConnection, "must be between 1 and 65536");
-        }
-        if (maxConnections < 1) {
-            throw InvalidConfigException.of("maxConnections", maxConnections, "must be >= 1");
-        }
-        if (idleTimeoutMillis < 0) {
-            throw InvalidConfigException.of("idleTimeoutMillis", idleTimeoutMillis, "must be >= 0 (0 disables)");
-        }
-        if (frameTimeoutMillis < 1) {
-            throw InvalidConfigException.of("frameTimeoutMillis", frameTimeoutMillis, "must be >= 1");
-        }
-        if (maxFetchWaitMillis < 0) {
-            throw InvalidConfigException.of("maxFetchWaitMillis", maxFetchWaitMillis, "must be >= 0");
-        }
-        if (maxFetchBytes < 1024) {
-            throw InvalidConfigException.of("maxFetchBytes", maxFetchBytes, "must be >= 1024");
-        }
-        if (ioThreads < 1) {
-            throw InvalidConfigException.of("ioThreads", ioThreads, "must be >= 1");
-        }
-        if (shutdownTimeoutMillis < 0) {
-            throw InvalidConfigException.of("shutdownTimeoutMillis", shutdownTimeoutMillis, "must be >= 0");
-        }
+        DEFINITION.check(PORT, "port", port);
+        DEFINITION.check(MAX_FRAME_SIZE, "maxFrameSize", maxFrameSize);
+        DEFINITION.check(MAX_INFLIGHT_PER_CONNECTION, "maxInFlightPerConnection", maxInFlightPerConnection);
+        DEFINITION.check(MAX_CONNECTIONS, "maxConnections", maxConnections);
+        DEFINITION.check(IDLE_TIMEOUT_MS, "idleTimeoutMillis", idleTimeoutMillis);
+        DEFINITION.check(FRAME_TIMEOUT_MS, "frameTimeoutMillis", frameTimeoutMillis);
+        DEFINITION.check(MAX_FETCH_WAIT_MS, "maxFetchWaitMillis", maxFetchWaitMillis);
+        DEFINITION.check(MAX_FETCH_BYTES, "maxFetchBytes", maxFetchBytes);
+        DEFINITION.check(IO_THREADS, "ioThreads", ioThreads);
+        DEFINITION.check(SHUTDOWN_TIMEOUT_MS, "shutdownTimeoutMillis", shutdownTimeoutMillis);
         if (authToken != null) {
             io.sluice.net.security.TokenAuthenticator.of(authToken); // 16-4096 characters, no whitespace; never echoed
         }
-        if (authMaxFrameBytes < 64) {
-            throw InvalidConfigException.of("authMaxFrameBytes", authMaxFrameBytes, "must be >= 64");
-        }
+        DEFINITION.check(AUTH_MAX_FRAME_BYTES, "authMaxFrameBytes", authMaxFrameBytes);
         if (authToken != null) {
             // an AUTHENTICATE frame: 8-byte request header + int16 length + the token's UTF-8 bytes
             int needed = Frames.REQUEST_HEADER_SIZE + 2 + authToken.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
@@ -102,16 +140,32 @@ public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize,
                         "must be at least " + needed + " bytes to carry the configured token in an AUTHENTICATE frame");
             }
         }
-        if (authTimeoutMillis < 1) {
-            throw InvalidConfigException.of("authTimeoutMillis", authTimeoutMillis, "must be >= 1");
-        }
-        if (maxUnauthenticatedConnections < 1) {
-            throw InvalidConfigException.of("maxUnauthenticatedConnections", maxUnauthenticatedConnections, "must be >= 1");
-        }
+        DEFINITION.check(AUTH_TIMEOUT_MS, "authTimeoutMillis", authTimeoutMillis);
+        DEFINITION.check(MAX_UNAUTHENTICATED_CONNECTIONS, "maxUnauthenticatedConnections", maxUnauthenticatedConnections);
     }
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    /** A builder holding {@code settings} (parsed by {@link #DEFINITION}); token and TLS are left to the caller. */
+    public static Builder builder(ConfigDef.Values settings) {
+        return new Builder()
+                .bindAddress(settings.getString(BIND))
+                .port(settings.getInt(PORT))
+                .ioThreads(settings.getInt(IO_THREADS))
+                .maxFrameSize(settings.getInt(MAX_FRAME_SIZE))
+                .maxInFlightPerConnection(settings.getInt(MAX_INFLIGHT_PER_CONNECTION))
+                .maxConnections(settings.getInt(MAX_CONNECTIONS))
+                .idleTimeoutMillis(settings.getLong(IDLE_TIMEOUT_MS))
+                .frameTimeoutMillis(settings.getLong(FRAME_TIMEOUT_MS))
+                .maxFetchWaitMillis(settings.getInt(MAX_FETCH_WAIT_MS))
+                .maxFetchBytes(settings.getInt(MAX_FETCH_BYTES))
+                .preferNativeTransport(settings.getBoolean(PREFER_NATIVE_TRANSPORT))
+                .shutdownTimeoutMillis(settings.getLong(SHUTDOWN_TIMEOUT_MS))
+                .authMaxFrameBytes(settings.getInt(AUTH_MAX_FRAME_BYTES))
+                .authTimeoutMillis(settings.getLong(AUTH_TIMEOUT_MS))
+                .maxUnauthenticatedConnections(settings.getInt(MAX_UNAUTHENTICATED_CONNECTIONS));
     }
 
     /** The frame limit before authentication: {@code min(authMaxFrameBytes, maxFrameSize)}. */
@@ -133,16 +187,16 @@ public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize,
     public static final class Builder {
         private String bindAddress = DEFAULT_BIND_ADDRESS;
         private int port = DEFAULT_PORT;
-        private int maxFrameSize = Frames.DEFAULT_MAX_FRAME_SIZE;
-        private int maxInFlightPerConnection = 256;
-        private int maxConnections = 10_000;
-        private long idleTimeoutMillis = 600_000;
-        private long frameTimeoutMillis = 30_000;
-        private int maxFetchWaitMillis = 30_000;
-        private int maxFetchBytes = 1 << 20;
-        private int ioThreads = Runtime.getRuntime().availableProcessors();
-        private boolean preferNativeTransport = true;
-        private long shutdownTimeoutMillis = 10_000;
+        private int maxFrameSize = DEFINITION.defaultInt(MAX_FRAME_SIZE);
+        private int maxInFlightPerConnection = DEFINITION.defaultInt(MAX_INFLIGHT_PER_CONNECTION);
+        private int maxConnections = DEFINITION.defaultInt(MAX_CONNECTIONS);
+        private long idleTimeoutMillis = DEFINITION.defaultLong(IDLE_TIMEOUT_MS);
+        private long frameTimeoutMillis = DEFINITION.defaultLong(FRAME_TIMEOUT_MS);
+        private int maxFetchWaitMillis = DEFINITION.defaultInt(MAX_FETCH_WAIT_MS);
+        private int maxFetchBytes = DEFINITION.defaultInt(MAX_FETCH_BYTES);
+        private int ioThreads = DEFINITION.defaultInt(IO_THREADS);
+        private boolean preferNativeTransport = (Boolean) DEFINITION.defaultValue(PREFER_NATIVE_TRANSPORT);
+        private long shutdownTimeoutMillis = DEFINITION.defaultLong(SHUTDOWN_TIMEOUT_MS);
         private String authToken;
         private SslContext sslContext;
         private int authMaxFrameBytes = DEFAULT_AUTH_MAX_FRAME_BYTES;

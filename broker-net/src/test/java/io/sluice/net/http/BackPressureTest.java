@@ -52,8 +52,8 @@ class BackPressureTest {
             }
             assertThat(filled).isGreaterThan(0).isLessThanOrEqualTo(64);
 
-            try (HttpIngestServer impatient = new HttpIngestServer(HttpIngestConfig.builder().port(0).maxBlockMillis(0).build(), broker);
-                 HttpIngestServer patient = new HttpIngestServer(HttpIngestConfig.builder().port(0).maxBlockMillis(30_000).build(), broker)) {
+            try (HttpApiServer impatient = new HttpApiServer(HttpApiConfig.builder().port(0).maxBlockMillis(0).build(), broker);
+                 HttpApiServer patient = new HttpApiServer(HttpApiConfig.builder().port(0).maxBlockMillis(30_000).build(), broker)) {
                 HttpResponse<String> refused = post(client, impatient, "/v1/topics/stalled/events", "\"rejected\"\n");
                 assertThat(refused.statusCode()).isEqualTo(503);
                 assertThat(refused.headers().firstValue("retry-after")).hasValue("1");
@@ -98,7 +98,7 @@ class BackPressureTest {
                 }
             }
             try {
-                HttpIngestServer patient = new HttpIngestServer(HttpIngestConfig.builder().port(0).maxBlockMillis(60_000).build(), broker);
+                HttpApiServer patient = new HttpApiServer(HttpApiConfig.builder().port(0).maxBlockMillis(60_000).build(), broker);
                 long backPressuredBefore = broker.metrics().partitions().get(0).backPressured();
                 CompletableFuture<HttpResponse<String>> waiting = client.sendAsync(HttpRequest.newBuilder(
                                 uri(patient, "/v1/topics/stalled/events")).POST(HttpRequest.BodyPublishers.ofString("\"late\"\n")).build(),

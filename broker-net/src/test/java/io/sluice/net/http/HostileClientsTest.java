@@ -37,14 +37,14 @@ class HostileClientsTest {
     @TempDir
     static Path dataDir;
     static Broker broker;
-    static HttpIngestServer server;
+    static HttpApiServer server;
     static HttpClient client = client();
 
     @BeforeAll
     static void start() {
         broker = Broker.open(BrokerConfig.builder(dataDir).maxEventSize(4096).build());
         broker.createTopic(TopicConfig.of("t", 2));
-        server = new HttpIngestServer(HttpIngestConfig.builder().port(0).maxBodyBytes(MAX_BODY).maxLineBytes(8192)
+        server = new HttpApiServer(HttpApiConfig.builder().port(0).maxBodyBytes(MAX_BODY).maxLineBytes(8192)
                 .maxJsonDepth(32).requestTimeoutMillis(30_000).idleTimeoutMillis(60_000).build(), broker);
     }
 
@@ -137,7 +137,7 @@ class HostileClientsTest {
     @Test
     void aSlowDripClientIsCutOffAtTheRequestDeadlineWhileOthersAreServed() throws Exception {
         ScheduledExecutorService dripper = Executors.newSingleThreadScheduledExecutor();
-        try (HttpIngestServer strict = new HttpIngestServer(HttpIngestConfig.builder().port(0)
+        try (HttpApiServer strict = new HttpApiServer(HttpApiConfig.builder().port(0)
                 .requestTimeoutMillis(1000).idleTimeoutMillis(60_000).build(), broker);
              RawConnection slow = new RawConnection(strict.port())) {
             byte[] request = "POST /v1/topics/t/events HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n0123456789"
@@ -224,7 +224,7 @@ class HostileClientsTest {
     @Test
     void aThousandConnectionsDroppedAtOnceAreAllReleasedAndTheServerKeepsServing() {
         // its own listener with generous time bounds, so that only the drop ends these connections
-        try (HttpIngestServer roomy = new HttpIngestServer(HttpIngestConfig.builder().port(0)
+        try (HttpApiServer roomy = new HttpApiServer(HttpApiConfig.builder().port(0)
                 .requestTimeoutMillis(120_000).idleTimeoutMillis(120_000).build(), broker)) {
             List<RawConnection> connections = new ArrayList<>();
             try {
@@ -256,7 +256,7 @@ class HostileClientsTest {
 
     @Test
     void anIdleConnectionIsClosed() {
-        try (HttpIngestServer quick = new HttpIngestServer(HttpIngestConfig.builder().port(0).idleTimeoutMillis(200).build(), broker);
+        try (HttpApiServer quick = new HttpApiServer(HttpApiConfig.builder().port(0).idleTimeoutMillis(200).build(), broker);
              RawConnection idle = new RawConnection(quick.port())) {
             assertThat(idle.closedByServer()).as("closed after 200 ms without a request").isTrue();
             await("the closed connection to be released", () -> quick.connectionCount() == 0);
@@ -265,7 +265,7 @@ class HostileClientsTest {
 
     @Test
     void connectionsBeyondTheLimitAreRefusedWith503AndTheOthersKeepWorking() {
-        try (HttpIngestServer small = new HttpIngestServer(HttpIngestConfig.builder().port(0).maxConnections(2).build(), broker);
+        try (HttpApiServer small = new HttpApiServer(HttpApiConfig.builder().port(0).maxConnections(2).build(), broker);
              RawConnection first = new RawConnection(small.port());
              RawConnection second = new RawConnection(small.port())) {
             await("two connections", () -> small.connectionCount() == 2);

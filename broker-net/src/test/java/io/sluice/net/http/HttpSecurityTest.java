@@ -69,8 +69,8 @@ class HttpSecurityTest {
         ByteArrayOutputStream logs = new ByteArrayOutputStream();
         System.setErr(new PrintStream(logs, true, StandardCharsets.UTF_8));
         HttpClient client = client();
-        HttpIngestConfig config = HttpIngestConfig.builder().port(0).auth(TokenAuthenticator.of(TOKEN)).build();
-        try (HttpIngestServer server = new HttpIngestServer(config, broker)) {
+        HttpApiConfig config = HttpApiConfig.builder().port(0).auth(TokenAuthenticator.of(TOKEN)).build();
+        try (HttpApiServer server = new HttpApiServer(config, broker)) {
             List<String[]> endpoints = List.of(
                     new String[]{"GET", "/metrics"}, new String[]{"GET", "/v1/topics"}, new String[]{"GET", "/v1/topics/secured"},
                     new String[]{"POST", "/v1/topics"}, new String[]{"POST", "/v1/topics/secured/events"},
@@ -106,9 +106,9 @@ class HttpSecurityTest {
         assumeTrue(TestCertificates.opensslAvailable(), "openssl is needed to make the test certificates");
         TestCertificates ours = TestCertificates.create(dir.resolve("ours"), "Sluice Test CA");
         TestCertificates theirs = TestCertificates.create(dir.resolve("theirs"), "Some Other CA");
-        HttpIngestConfig config = HttpIngestConfig.builder().port(0)
+        HttpApiConfig config = HttpApiConfig.builder().port(0)
                 .tls(TlsConfig.forServer(ours.serverCertificate, ours.serverKey)).build();
-        try (HttpIngestServer server = new HttpIngestServer(config, broker)) {
+        try (HttpApiServer server = new HttpApiServer(config, broker)) {
             URI https = URI.create("https://127.0.0.1:" + server.port() + "/health");
 
             HttpClient trusting = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -161,7 +161,7 @@ class HttpSecurityTest {
         }
     }
 
-    private static HttpResponse<String> request(HttpClient client, HttpIngestServer server, String method, String path, String... headers) {
+    private static HttpResponse<String> request(HttpClient client, HttpApiServer server, String method, String path, String... headers) {
         return method.equals("GET") ? get(client, server, path, headers)
                 : post(client, server, path, path.endsWith("/events") ? "{\"a\":1}\n" : "{\"name\":\"x-made\",\"partitions\":1}", headers);
     }

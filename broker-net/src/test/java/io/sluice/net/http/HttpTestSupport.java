@@ -39,11 +39,11 @@ final class HttpTestSupport {
         return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(TIMEOUT).build();
     }
 
-    static URI uri(HttpIngestServer server, String pathAndQuery) {
+    static URI uri(HttpApiServer server, String pathAndQuery) {
         return URI.create("http://127.0.0.1:" + server.port() + pathAndQuery);
     }
 
-    static HttpResponse<String> get(HttpClient client, HttpIngestServer server, String path, String... headers) {
+    static HttpResponse<String> get(HttpClient client, HttpApiServer server, String path, String... headers) {
         HttpRequest.Builder b = HttpRequest.newBuilder(uri(server, path)).timeout(TIMEOUT).GET();
         if (headers.length > 0) {
             b.headers(headers);
@@ -51,7 +51,7 @@ final class HttpTestSupport {
         return send(client, b.build());
     }
 
-    static HttpResponse<String> post(HttpClient client, HttpIngestServer server, String path, byte[] body, String... headers) {
+    static HttpResponse<String> post(HttpClient client, HttpApiServer server, String path, byte[] body, String... headers) {
         HttpRequest.Builder b = HttpRequest.newBuilder(uri(server, path)).timeout(TIMEOUT)
                 .POST(HttpRequest.BodyPublishers.ofByteArray(body));
         if (headers.length > 0) {
@@ -60,7 +60,7 @@ final class HttpTestSupport {
         return send(client, b.build());
     }
 
-    static HttpResponse<String> post(HttpClient client, HttpIngestServer server, String path, String body, String... headers) {
+    static HttpResponse<String> post(HttpClient client, HttpApiServer server, String path, String body, String... headers) {
         return post(client, server, path, body.getBytes(StandardCharsets.UTF_8), headers);
     }
 

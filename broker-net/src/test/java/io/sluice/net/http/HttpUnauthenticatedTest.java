@@ -54,13 +54,13 @@ class HttpUnauthenticatedTest {
         broker.close();
     }
 
-    private static HttpIngestConfig.Builder withToken() {
-        return HttpIngestConfig.builder().port(0).ioThreads(1).auth(TokenAuthenticator.of(TOKEN));
+    private static HttpApiConfig.Builder withToken() {
+        return HttpApiConfig.builder().port(0).ioThreads(1).auth(TokenAuthenticator.of(TOKEN));
     }
 
     @Test
     void withoutTheTokenA401ComesBackOnTheHeadersAloneAndNoBodyIsRead() throws Exception {
-        try (HttpIngestServer server = new HttpIngestServer(withToken().build(), broker)) {
+        try (HttpApiServer server = new HttpApiServer(withToken().build(), broker)) {
             // a body of 15 MiB announced, none of it sent: the answer cannot wait for the body
             try (RawConnection c = new RawConnection(server.port())) {
                 c.write("POST /v1/topics/t/events HTTP/1.1\r\nHost: x\r\nContent-Length: " + (15 << 20) + "\r\n\r\n");
@@ -97,7 +97,7 @@ class HttpUnauthenticatedTest {
 
     @Test
     void aPipelinedRequestWithoutTheTokenIsAnsweredInItsTurnThenTheConnectionCloses() {
-        try (HttpIngestServer server = new HttpIngestServer(withToken().build(), broker);
+        try (HttpApiServer server = new HttpApiServer(withToken().build(), broker);
              RawConnection c = new RawConnection(server.port())) {
             c.write("GET /v1/topics HTTP/1.1\r\nHost: x\r\nAuthorization: " + BEARER + "\r\n\r\n"
                     + "GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
@@ -112,7 +112,7 @@ class HttpUnauthenticatedTest {
 
     @Test
     void connectionsThatHaveNotAuthenticatedAreBoundedAndAValidTokenFreesTheSlot() {
-        try (HttpIngestServer server = new HttpIngestServer(withToken().maxUnauthenticatedConnections(2).build(), broker);
+        try (HttpApiServer server = new HttpApiServer(withToken().maxUnauthenticatedConnections(2).build(), broker);
              RawConnection first = new RawConnection(server.port());
              RawConnection second = new RawConnection(server.port())) {
             HttpTestSupport.await("two connections counted", () -> server.connectionCount() == 2);
@@ -138,7 +138,7 @@ class HttpUnauthenticatedTest {
         FaultInjectingBroker slow = new FaultInjectingBroker(broker);
         slow.createTopicGate = new CountDownLatch(1);
         HttpClient client = client();
-        try (HttpIngestServer server = new HttpIngestServer(withToken().build(), slow)) { // one I/O thread
+        try (HttpApiServer server = new HttpApiServer(withToken().build(), slow)) { // one I/O thread
             CompletableFuture<HttpResponse<String>> creating = client.sendAsync(HttpRequest.newBuilder(uri(server, "/v1/topics"))
                     .timeout(TIMEOUT).header("Authorization", BEARER)
                     .POST(HttpRequest.BodyPublishers.ofString("{\"name\":\"slow\",\"partitions\":1}")).build(),
@@ -159,7 +159,7 @@ class HttpUnauthenticatedTest {
     void anUnexpectedFailureIsAnswered500AndTheConnectionKeepsServing() {
         FaultInjectingBroker faulty = new FaultInjectingBroker(broker);
         faulty.createTopicFault = () -> new IllegalStateException("injected failure");
-        try (HttpIngestServer server = new HttpIngestServer(withToken().build(), faulty);
+        try (HttpApiServer server = new HttpApiServer(withToken().build(), faulty);
              RawConnection c = new RawConnection(server.port())) {
             String body = "{\"name\":\"never\",\"partitions\":1}";
             c.write("POST /v1/topics HTTP/1.1\r\nHost: x\r\nAuthorization: " + BEARER + "\r\nContent-Length: "

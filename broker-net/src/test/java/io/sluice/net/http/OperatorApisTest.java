@@ -37,13 +37,13 @@ class OperatorApisTest {
     @TempDir
     static Path dataDir;
     static TestBroker broker;
-    static HttpIngestServer http;
+    static HttpApiServer http;
     static HttpClient client = client();
 
     @BeforeAll
     static void start() {
         broker = TestBroker.start(dataDir);
-        http = new HttpIngestServer(HttpIngestConfig.builder().port(0).build(), broker.broker, null);
+        http = new HttpApiServer(HttpApiConfig.builder().port(0).build(), broker.broker, null);
     }
 
     @AfterAll

@@ -7,8 +7,8 @@ import io.sluice.core.ProducerConfig;
 import io.sluice.core.ProducerRecord;
 import io.sluice.core.TopicConfig;
 import io.sluice.net.client.RemoteAdmin;
-import io.sluice.net.http.HttpIngestConfig;
-import io.sluice.net.http.HttpIngestServer;
+import io.sluice.net.http.HttpApiConfig;
+import io.sluice.net.http.HttpApiServer;
 import io.sluice.net.testing.TestBroker;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -49,7 +49,7 @@ class PromtoolCheckTest {
         MetricsRegistry registry = new MetricsRegistry();
         try (TestBroker broker = TestBroker.start(dir.resolve("data"));
              AutoCloseable binary = broker.server().registerMetrics(registry);
-             HttpIngestServer http = new HttpIngestServer(HttpIngestConfig.builder().port(0).build(), broker.broker, registry)) {
+             HttpApiServer http = new HttpApiServer(HttpApiConfig.builder().port(0).build(), broker.broker, registry)) {
             try (RemoteAdmin admin = new RemoteAdmin(broker.bootstrap())) {
                 admin.createTopic(TopicConfig.of("orders", 2));
             }

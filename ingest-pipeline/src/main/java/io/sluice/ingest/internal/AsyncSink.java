@@ -141,6 +141,7 @@ final class AsyncSink implements EventSink {
         ctx.giveUpAfter(ctx.config.closeTimeoutMs());
         flush();
         retries.shutdown();
+        ctx.close();
     }
 
     @Override

@@ -16,15 +16,19 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.Executor;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * ClickHouse's HTTP interface spoken directly with {@link HttpClient}.
  *
- * <p>Why not client-v2: the test server (18.16) ignores the format and database headers client-v2 relies on and
- * breaks compressed responses, and its insert path adds settings old servers reject. The HTTP interface itself is
+ * <p>Why not the official Java clients (client-v2, the JDBC driver): against the 18.16 server the tests use they
+ * fail — the server ignores the format and database headers client-v2 relies on, breaks compressed responses, and
+ * rejects settings their insert path adds. The HTTP interface itself is
  * stable across every ClickHouse version: {@code POST /?query=INSERT INTO db.t FORMAT JSONEachRow} with the rows
  * as the body, the response body holding the error text ({@code Code: 27, e.displayText() = ...}) on failure.
  * One pooled keep-alive client, no compression (loopback; the server's gzip on 18.16 is unreliable), settings only
@@ -34,8 +38,20 @@ import java.util.regex.Pattern;
  * replica that is unreachable or answers that it cannot take writes now (read-only table, lost ZooKeeper session)
  * is skipped: the failing request is reported as usual and the caller's retry goes to the next replica, so a down
  * replica is tried again only after the others failed too.
+ *
+ * <p>The client's asynchronous work (response bodies, completing {@link #insertAsync} futures) runs on one bounded,
+ * named executor ({@code sluice-clickhouse-<name>-N}, {@link #EXECUTOR_THREADS} daemon threads, at most
+ * {@link #EXECUTOR_QUEUE} tasks waiting; beyond that, or after close, the submitting thread runs the task itself,
+ * which slows the caller instead of dropping work) rather than the JDK's default unbounded, unnamed pool. {@link #close()} stops it
+ * with the sink or pipeline that owns this client; on Java 17 the client's own selector thread ends once the client
+ * is unreachable (there is no {@code HttpClient.close()} before Java 21).
  */
-public final class ClickHouseHttp {
+public final class ClickHouseHttp implements AutoCloseable {
+    /** Threads of the client's executor: completions are short; INSERT concurrency is bounded by the callers. */
+    public static final int EXECUTOR_THREADS = 2;
+    /** Tasks that may wait for the executor before submitters run them themselves. */
+    public static final int EXECUTOR_QUEUE = 1024;
+
     /**
      * ClickHouse error codes that mean "this data is bad" (parse, type, size): retrying the same rows cannot help.
      * Not 16 (NO_SUCH_COLUMN_IN_TABLE): that is the table changing under the pipeline (schema drift), which would
@@ -55,22 +71,42 @@ public final class ClickHouseHttp {
     private final String authorization;
     private final Duration timeout;
     private final HttpClient client;
+    private final ThreadPoolExecutor executor;
 
-    public ClickHouseHttp(String url, String user, String password, Duration timeout, Executor executor) {
-        this(java.util.List.of(url), user, password, timeout, executor);
+    public ClickHouseHttp(String url, String user, String password, Duration timeout, String name) {
+        this(java.util.List.of(url), user, password, timeout, name);
     }
 
-    /** One shard's replicas: requests go to one at a time, moving on when it fails (see the class comment). */
-    public ClickHouseHttp(java.util.List<String> replicaUrls, String user, String password, Duration timeout, Executor executor) {
+    /**
+     * One shard's replicas: requests go to one at a time, moving on when it fails (see the class comment).
+     *
+     * @param name names the executor's threads ({@code sluice-clickhouse-<name>-N}): the pipeline's name
+     */
+    public ClickHouseHttp(java.util.List<String> replicaUrls, String user, String password, Duration timeout, String name) {
         this.replicas = replicaUrls.stream().map(url -> URI.create(url.endsWith("/") ? url : url + "/")).toList();
         this.base = replicas.get(0);
         this.authorization = "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
         this.timeout = timeout;
-        HttpClient.Builder b = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5));
-        if (executor != null) {
-            b.executor(executor);
+        AtomicInteger threads = new AtomicInteger();
+        this.executor = new ThreadPoolExecutor(EXECUTOR_THREADS, EXECUTOR_THREADS, 0, TimeUnit.MILLISECONDS,
+                new ArrayBlockingQueue<>(EXECUTOR_QUEUE), r -> {
+                    Thread t = new Thread(r, "sluice-clickhouse-" + name + "-" + threads.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                }, (task, pool) -> task.run()); // full or shut down: the submitter runs it (never dropped)
+        this.client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5))
+                .executor(executor).build();
+    }
+
+    /** Stops the executor once the work already handed to it is done (waits up to 5 s); safe to call twice. */
+    @Override
+    public void close() {
+        executor.shutdown();
+        try {
+            executor.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
-        this.client = b.build();
     }
 
     /** The server's URL without credentials (for messages and logs). */

@@ -203,5 +203,6 @@ final class CoalescingSink implements EventSink {
         failAll(new ArrayDeque<>(), new ClosedException("sink " + ctx.config.name() + " closed"));
         flush();
         insertThreads.shutdown();
+        ctx.close();
     }
 }

@@ -558,5 +558,6 @@ public final class JournalIngestor implements AutoCloseable {
         }
         insertThreads.shutdown();
         supervision.closed();
+        ctx.close();
     }
 }

@@ -271,6 +271,7 @@ final class RedisStreamSink implements EventSink {
         drainers.forEach(StreamDrainer::stop);
         connection.close();
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        ctx.close();
     }
 
     @Override

@@ -79,7 +79,7 @@ final class Shards {
             List<ClickHouseHttp> replicas = new ArrayList<>();
             int answered = 0;
             for (String url : urls) {
-                ClickHouseHttp replica = new ClickHouseHttp(url, config.user(), config.password(), timeout, null);
+                ClickHouseHttp replica = new ClickHouseHttp(url, config.user(), config.password(), timeout, config.name() + "-replica");
                 replicas.add(replica);
                 try {
                     if (config.tableDdl() != null && !config.tableDdl().isBlank()) {
@@ -100,7 +100,7 @@ final class Shards {
             if (answered == 0) {
                 throw new IngestException("no replica of shard " + (s + 1) + " " + urls + " answers", -1, false, false, null);
             }
-            ClickHouseHttp failover = new ClickHouseHttp(urls, config.user(), config.password(), timeout, null);
+            ClickHouseHttp failover = new ClickHouseHttp(urls, config.user(), config.password(), timeout, config.name() + "-shard");
             out.add(new Shard(s + 1, failover, List.copyOf(replicas), ctx.inserter(failover, format, Map.of(), deadLetters)));
         }
         LOG.info("ingest {}: {} shards {} by {}, local table {}", config.name(), out.size(), config.shards(),

@@ -7,7 +7,7 @@ import java.time.Duration;
 import java.util.Map;
 
 /** What every sink shares: the ClickHouse connection, target description, row format, inserter and metrics. */
-final class SinkContext {
+final class SinkContext implements AutoCloseable {
     final IngestConfig config;
     final ClickHouseHttp http;
     final ClickHouseTarget target;
@@ -24,11 +24,17 @@ final class SinkContext {
         this.metrics = metrics;
         // a cluster target: shard 1's replicas hold the table description and the dead-letter table
         this.http = new ClickHouseHttp(config.shards().isEmpty() ? java.util.List.of(config.clickHouseUrl()) : config.shards().get(0), config.user(), config.password(),
-                Duration.ofMillis(config.insertTimeoutMs()), null);
+                Duration.ofMillis(config.insertTimeoutMs()), config.name());
         this.target = ClickHouseTarget.open(config, http);
         boolean available = wanted == RowFormat.Provenance.OFFSETS ? target.hasOffsetColumns()
                 : wanted == RowFormat.Provenance.ENTRIES && target.hasEntryColumns();
         this.format = new RowFormat(config.table(), config.rowEncoder(), available ? wanted : RowFormat.Provenance.NONE);
+    }
+
+    /** Closes the ClickHouse client (its executor); the owning sink calls it last in its close. */
+    @Override
+    public void close() {
+        http.close();
     }
 
     /** After close's deadline, retry loops stop and report failure instead of waiting for ClickHouse. */

@@ -17,8 +17,8 @@ public final class Sinks {
             case COALESCING -> new CoalescingSink(ctx);
             case REDIS_STREAM -> new RedisStreamSink(ctx, 1, true);
             case WORKER_POOL -> new RedisStreamSink(ctx, config.workers(), true);
-            case JOURNAL -> throw InvalidConfigException.of("strategy", "journal",
-                    "has no EventSink: the journal strategy reads a Sluice topic (use IngestPipeline)");
+            case OFFSET_RANGE -> throw InvalidConfigException.of("strategy", "offset-range",
+                    "has no EventSink: the offset-range strategy reads a Sluice topic (use IngestPipeline)");
         };
     }
 }

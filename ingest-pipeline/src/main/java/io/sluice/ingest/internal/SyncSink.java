@@ -47,5 +47,6 @@ final class SyncSink implements EventSink {
     public void close() {
         closed = true;
         ctx.giveUpAfter(ctx.config.closeTimeoutMs());
+        ctx.close();
     }
 }

@@ -38,14 +38,14 @@ public final class IdempotentInsertCost {
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
-        ClickHouseHttp http = new ClickHouseHttp(url, "default", "", Duration.ofSeconds(120), null);
+        ClickHouseHttp http = new ClickHouseHttp(url, "default", "", Duration.ofSeconds(120), "idempotent-insert-cost");
         String db = "sluice_cost_" + ProcessHandle.current().pid();
         http.query("CREATE DATABASE IF NOT EXISTS " + db);
         String ddl = " (id UInt64, name String, value Int64, _sluice_partition UInt32, _sluice_offset UInt64)"
                 + " ENGINE = MergeTree ORDER BY (_sluice_partition, _sluice_offset)";
         http.query("CREATE TABLE " + db + ".plain" + ddl);
         http.query("CREATE TABLE " + db + ".idem" + ddl);
-        IngestConfig config = IngestConfig.builder("cost").clickHouseUrl(url).table(db + ".idem").strategy(Strategy.JOURNAL).build();
+        IngestConfig config = IngestConfig.builder("cost").clickHouseUrl(url).table(db + ".idem").strategy(Strategy.OFFSET_RANGE).build();
         ClickHouseTarget target = ClickHouseTarget.open(config, http);
         IdempotentInsert idem = new IdempotentInsert(target, null, RowFormat.Provenance.OFFSETS);
         String version = target.version();

@@ -72,7 +72,7 @@ public final class IngestStageRunner {
 
     public IngestStageRunner(Target target) {
         this.target = target;
-        this.http = new ClickHouseHttp(target.clickHouseUrl(), "default", "", Duration.ofSeconds(60), null);
+        this.http = new ClickHouseHttp(target.clickHouseUrl(), "default", "", Duration.ofSeconds(60), "bench");
         http.query("CREATE DATABASE IF NOT EXISTS " + target.database());
     }
 
@@ -205,7 +205,7 @@ public final class IngestStageRunner {
         try (Broker broker = Broker.open(BrokerConfig.builder(dir).build())) {
             broker.createTopic(TopicConfig.of("bench", partitions));
             IngestConfig config = tune.apply(IngestConfig.builder("bench-journal").clickHouseUrl(target.clickHouseUrl())
-                    .table(table).strategy(Strategy.JOURNAL).topic("bench")).build();
+                    .table(table).strategy(Strategy.OFFSET_RANGE).topic("bench")).build();
             try (IngestPipeline pipeline = IngestPipeline.start(config, broker::newConsumer);
                  Producer producer = broker.newProducer(ProducerConfig.DEFAULT)) {
                 prober = new Prober(table, writtenAt);
@@ -309,25 +309,33 @@ public final class IngestStageRunner {
         }
     }
 
+    /** The stage runner's command line (picocli). */
+    @picocli.CommandLine.Command(name = "IngestStageRunner", mixinStandardHelpOptions = true, synopsisHeading = "usage: ",
+            description = "Runs the ingest stages against a running ClickHouse and Redis and prints the Markdown table.")
+    static final class Options implements java.util.concurrent.Callable<Integer> {
+        @picocli.CommandLine.Option(names = "--clickhouse", required = true, paramLabel = "URL", description = "ClickHouse HTTP interface")
+        String clickHouse;
+        @picocli.CommandLine.Option(names = "--redis", required = true, paramLabel = "URL", description = "redis://host:port")
+        String redis;
+        @picocli.CommandLine.Option(names = "--scale", defaultValue = "1.0", description = "workload scale (default: ${DEFAULT-VALUE})")
+        double scale;
+        @picocli.CommandLine.Option(names = "--stages", defaultValue = "all", paramLabel = "LIST",
+                description = "stages to run, from raw,1,2,3,4,5,6 (default: ${DEFAULT-VALUE})")
+        String stages;
+
+        @Override
+        public Integer call() {
+            run(clickHouse, redis, scale, stages);
+            return 0;
+        }
+    }
+
     /** Runs every stage and prints the Markdown table. */
     public static void main(String[] args) {
-        String ch = null;
-        String redis = null;
-        double scale = 1.0;
-        String only = "all";
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            switch (args[i]) {
-                case "--clickhouse" -> ch = args[i + 1];
-                case "--redis" -> redis = args[i + 1];
-                case "--scale" -> scale = Double.parseDouble(args[i + 1]);
-                case "--stages" -> only = args[i + 1];
-                default -> throw new IllegalArgumentException("unknown option " + args[i]);
-            }
-        }
-        if (ch == null || redis == null) {
-            System.err.println("usage: IngestStageRunner --clickhouse URL --redis URL [--scale 1.0] [--stages 1,2,3,4,5,6,raw]");
-            System.exit(2);
-        }
+        System.exit(new picocli.CommandLine(new Options()).execute(args));
+    }
+
+    private static void run(String ch, String redis, double scale, String only) {
         IngestStageRunner r = new IngestStageRunner(new Target(ch, redis, "sluice_bench"));
         int big = (int) (500_000 * scale);
         int warm = Math.max(10_000, big / 10);

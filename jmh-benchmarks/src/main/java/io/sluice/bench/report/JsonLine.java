@@ -1,68 +1,77 @@
 package io.sluice.bench.report;
 
-/** The one line of JSON each scenario ends with, for scripts: every row with its medians, spreads and reference. */
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.Locale;
+
+/**
+ * The one line of JSON each scenario ends with, for scripts: every row with its medians, spreads and reference.
+ * Written by Jackson; numbers as {@link Numbers#json}: whole numbers without a fraction, others to 4 places,
+ * NaN and infinities as null.
+ */
 public final class JsonLine {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
     private JsonLine() {
     }
 
     public static String of(ScenarioResult result, boolean quick) {
-        StringBuilder b = new StringBuilder(4096);
-        b.append("{\"scenario\":").append(str(result.scenario()))
-                .append(",\"quick\":").append(quick)
-                .append(",\"elapsedSeconds\":").append(Numbers.json(result.elapsedSeconds()))
-                .append(",\"tables\":[");
-        boolean firstTable = true;
+        ObjectNode line = NODES.objectNode();
+        line.put("scenario", result.scenario());
+        line.put("quick", quick);
+        line.set("elapsedSeconds", number(result.elapsedSeconds()));
+        ArrayNode tables = line.putArray("tables");
         for (Table t : result.tables()) {
-            b.append(firstTable ? "" : ",");
-            firstTable = false;
-            b.append("{\"title\":").append(str(t.title())).append(",\"baseline\":").append(str(t.baselineName())).append(",\"rows\":[");
-            boolean firstRow = true;
+            ObjectNode table = tables.addObject();
+            table.put("title", t.title());
+            table.put("baseline", t.baselineName());
+            ArrayNode rows = table.putArray("rows");
             for (Row r : t.rows()) {
-                b.append(firstRow ? "" : ",");
-                firstRow = false;
-                b.append("{\"metric\":").append(str(r.metric()))
-                        .append(",\"unit\":").append(str(r.unit()))
-                        .append(",\"better\":").append(str(r.better().name().toLowerCase(java.util.Locale.ROOT)))
-                        .append(",\"sluice\":").append(sample(r.sluice()))
-                        .append(",\"baseline\":").append(sample(r.baseline()))
-                        .append(",\"reference\":").append(r.reference() == null ? "null" : Numbers.json(r.reference()))
-                        .append(",\"losesToReference\":").append(r.losesToReference())
-                        .append(",\"comparable\":").append(r.comparable())
-                        .append(",\"note\":").append(r.note() == null ? "null" : str(r.note()))
-                        .append('}');
+                ObjectNode row = rows.addObject();
+                row.put("metric", r.metric());
+                row.put("unit", r.unit());
+                row.put("better", r.better().name().toLowerCase(Locale.ROOT));
+                row.set("sluice", sample(r.sluice()));
+                row.set("baseline", sample(r.baseline()));
+                row.set("reference", r.reference() == null ? NODES.nullNode() : number(r.reference()));
+                row.put("losesToReference", r.losesToReference());
+                row.put("comparable", r.comparable());
+                row.put("note", r.note());
             }
-            b.append("]}");
         }
-        return b.append("]}").toString();
+        try {
+            return MAPPER.writeValueAsString(line);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a tree of strings and numbers always serializes", e);
+        }
     }
 
-    private static String sample(Sample s) {
+    private static com.fasterxml.jackson.databind.JsonNode sample(Sample s) {
         if (s == null) {
-            return "null";
+            return NODES.nullNode();
         }
-        return "{\"median\":" + Numbers.json(s.median()) + ",\"min\":" + Numbers.json(s.min()) + ",\"max\":"
-                + Numbers.json(s.max()) + ",\"runs\":" + s.count() + "}";
+        ObjectNode o = NODES.objectNode();
+        o.set("median", number(s.median()));
+        o.set("min", number(s.min()));
+        o.set("max", number(s.max()));
+        o.put("runs", s.count());
+        return o;
     }
 
-    static String str(String s) {
-        StringBuilder b = new StringBuilder(s.length() + 2).append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> b.append("\\\"");
-                case '\\' -> b.append("\\\\");
-                case '\n' -> b.append("\\n");
-                case '\r' -> b.append("\\r");
-                case '\t' -> b.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        b.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        b.append(c);
-                    }
-                }
-            }
+    private static com.fasterxml.jackson.databind.JsonNode number(double v) {
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            return NODES.nullNode();
         }
-        return b.append('"').toString();
+        if (v == Math.rint(v) && Math.abs(v) < 1e15) {
+            return NODES.numberNode((long) v);
+        }
+        return NODES.numberNode(BigDecimal.valueOf(v).setScale(4, RoundingMode.HALF_EVEN));
     }
 }

@@ -8,8 +8,8 @@ import io.sluice.bench.report.ScenarioResult;
 import io.sluice.bench.report.Table;
 import io.sluice.bench.report.chart.BarChart;
 import io.sluice.bench.report.chart.Chart;
-import io.sluice.bench.server.ClickHouseServer;
-import io.sluice.bench.server.RedisServer;
+import io.sluice.testkit.ClickHouseServer;
+import io.sluice.testkit.RedisServer;
 import io.sluice.ingest.IngestConfig;
 import io.sluice.ingest.Strategy;
 import io.sluice.bench.ingest.IngestStageRunner;
@@ -76,19 +76,18 @@ public final class IngestStagesScenario implements Scenario {
                 + "async: 32 in flight (18.16 has no async_insert: a Buffer table in front).");
         notes.add("Raw ceiling: the same rows pre-built into " + String.format("%,d", BATCH_ROWS) + "-row bodies, "
                 + ceilingBatches + " INSERTs one at a time over HTTP (RowBinary, and JSONEachRow as the JSON strategies send).");
-        if (ClickHouseServer.binary() == null || RedisServer.binary() == null) {
-            notes.add("Not available: needs clickhouse-server (" + ClickHouseServer.DEFAULT_BINARY + ") and redis-server ("
-                    + RedisServer.DEFAULT_BINARY + ").");
+        if (!ClickHouseServer.isInstalled() || !RedisServer.isInstalled()) {
+            notes.add("Not available: needs clickhouse-server and redis-server installed (scripts/test.sh installs them).");
             return new ScenarioResult(name(), title(), reference(), tables, charts, notes, 0);
         }
         List<Double> rowBinary = new ArrayList<>();
         List<Double> jsonEachRow = new ArrayList<>();
         List<List<StageResult>> stages = new ArrayList<>();
-        try (ClickHouseServer ch = ClickHouseServer.start(o.workDir());
-             RedisServer redis = RedisServer.start(o.workDir())) {
-            notes.add("clickhouse-server " + ch.query("SELECT version()") + " on 127.0.0.1:" + ch.httpPort()
-                    + ", redis-server on 127.0.0.1:" + redis.port() + ", both private to this run.");
-            IngestStageRunner runner = new IngestStageRunner(new IngestStageRunner.Target(ch.url(), redis.uri(), "sluice_bench"));
+        try (ClickHouseServer ch = ClickHouseServer.startPrivate(o.workDir());
+             RedisServer redis = RedisServer.startPrivate(o.workDir(), false)) {
+            notes.add("clickhouse-server " + ch.query("SELECT version()").strip() + " at " + ch.url()
+                    + ", redis-server at " + redis.url() + ", both private to this run.");
+            IngestStageRunner runner = new IngestStageRunner(new IngestStageRunner.Target(ch.url(), redis.url(), "sluice_bench"));
             runner.rawCeiling(true, 1, BATCH_ROWS);
             for (int i = 0; i < iterations; i++) {
                 rowBinary.add(runner.rawCeiling(true, ceilingBatches, BATCH_ROWS));

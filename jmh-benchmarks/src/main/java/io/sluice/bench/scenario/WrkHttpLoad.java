@@ -4,8 +4,8 @@ import io.sluice.core.Broker;
 import io.sluice.core.BrokerConfig;
 import io.sluice.core.TopicConfig;
 import io.sluice.core.TopicPartition;
-import io.sluice.net.http.HttpIngestConfig;
-import io.sluice.net.http.HttpIngestServer;
+import io.sluice.net.http.HttpApiConfig;
+import io.sluice.net.http.HttpApiServer;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
  * Sluice's HTTP endpoint taking one event per request from a real load generator: {@code wrk} (Debian package
  * {@code wrk}) in its own process, keep-alive connections, each request a {@code POST /v1/topics/http/events?acks=journal}
  * with a one-line NDJSON body, answered once the event is in the memory-mapped journal. The broker and its
- * {@link HttpIngestServer} run in the benchmark JVM on 127.0.0.1 (port 0).
+ * {@link HttpApiServer} run in the benchmark JVM on 127.0.0.1 (port 0).
  *
  * <p>Every run is checked: wrk must report no socket error and no non-2xx answer, and the journal must hold at least
  * the requests wrk completed (it may hold more: requests still in flight when wrk stopped counting).
@@ -41,14 +41,14 @@ final class WrkHttpLoad implements AutoCloseable {
     }
 
     private final Broker broker;
-    private final HttpIngestServer server;
+    private final HttpApiServer server;
     private final Path script;
     private long journaled;
 
     WrkHttpLoad(Path dir) throws IOException {
         this.broker = Broker.open(BrokerConfig.builder(dir.resolve("broker")).build());
         broker.createTopic(TopicConfig.of(TOPIC, PARTITIONS));
-        this.server = new HttpIngestServer(HttpIngestConfig.builder().bindAddress("127.0.0.1").port(0).build(), broker);
+        this.server = new HttpApiServer(HttpApiConfig.builder().bindAddress("127.0.0.1").port(0).build(), broker);
         this.script = dir.resolve("post-one-event.lua");
         Files.writeString(script, "wrk.method = \"POST\"\n"
                 + "wrk.body = '" + BODY + "'\n"

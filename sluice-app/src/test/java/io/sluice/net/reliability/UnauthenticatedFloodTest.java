@@ -9,7 +9,7 @@ import io.sluice.net.client.ClientConfig;
 import io.sluice.net.client.RemoteAdmin;
 import io.sluice.net.client.RemoteProducer;
 import io.sluice.net.client.RemoteProducerConfig;
-import io.sluice.net.http.HttpIngestConfig;
+import io.sluice.net.http.HttpApiConfig;
 import io.sluice.net.protocol.ApiKey;
 import io.sluice.net.server.BrokerServerConfig;
 import org.junit.jupiter.api.Test;
@@ -138,7 +138,7 @@ class UnauthenticatedFloodTest {
             long growth = (peakKb.get() - baselineKb) * 1024;
             // per unauthenticated connection: its frame or header limit plus one socket read (Netty reads at most 64 KiB)
             long bound = (BrokerServerConfig.DEFAULT_AUTH_MAX_FRAME_BYTES + SOCKET_READ) * (long) BrokerServerConfig.DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS
-                    + (HttpIngestConfig.DEFAULT_MAX_HEADER_BYTES + SOCKET_READ) * (long) HttpIngestConfig.DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS
+                    + (HttpApiConfig.DEFAULT_MAX_HEADER_BYTES + SOCKET_READ) * (long) HttpApiConfig.DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS
                     + ((long) MARGIN_MIB << 20);
             long outOfMemory = broker.log().lines().filter(l -> l.contains("OutOfMemoryError") || l.contains("OutOfDirectMemoryError")).count();
             String memory = String.format(java.util.Locale.ROOT,

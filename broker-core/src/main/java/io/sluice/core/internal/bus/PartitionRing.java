@@ -1,5 +1,6 @@
 package io.sluice.core.internal.bus;
 
+import io.sluice.core.internal.NamedThreadFactory;
 import com.lmax.disruptor.BatchEventProcessor;
 import com.lmax.disruptor.BatchEventProcessorBuilder;
 import com.lmax.disruptor.InsufficientCapacityException;

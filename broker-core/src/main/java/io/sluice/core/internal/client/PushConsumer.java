@@ -6,7 +6,7 @@ import io.sluice.core.ConsumerRunner;
 import io.sluice.core.RecordHandler;
 import io.sluice.core.SluiceException;
 import io.sluice.core.TopicPartition;
-import io.sluice.core.internal.bus.NamedThreadFactory;
+import io.sluice.core.internal.NamedThreadFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -4,7 +4,7 @@ import io.sluice.core.ConsumerGroups;
 import io.sluice.core.EpochClock;
 import io.sluice.core.SluiceException;
 import io.sluice.core.TopicPartition;
-import io.sluice.core.internal.bus.NamedThreadFactory;
+import io.sluice.core.internal.NamedThreadFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -4,7 +4,7 @@ import io.sluice.core.Acks;
 import io.sluice.core.Broker;
 import io.sluice.core.Producer;
 import io.sluice.core.ProducerConfig;
-import io.sluice.net.http.HttpIngestConfig;
+import io.sluice.net.http.HttpApiConfig;
 import io.sluice.net.metrics.MetricsRegistry;
 
 import java.util.EnumMap;
@@ -19,7 +19,7 @@ import java.util.function.Supplier;
  */
 public final class HttpApi implements AutoCloseable {
     final Broker broker;
-    final HttpIngestConfig config;
+    final HttpApiConfig config;
     final HttpMetrics metrics;
     final NdjsonValidator validator;
     final MetricsRegistry registry;
@@ -44,11 +44,11 @@ public final class HttpApi implements AutoCloseable {
                 return t;
             });
 
-    public HttpApi(Broker broker, HttpIngestConfig config, HttpMetrics metrics, MetricsRegistry registry) {
+    public HttpApi(Broker broker, HttpApiConfig config, HttpMetrics metrics, MetricsRegistry registry) {
         this(broker, config, metrics, registry, null);
     }
 
-    public HttpApi(Broker broker, HttpIngestConfig config, HttpMetrics metrics, MetricsRegistry registry,
+    public HttpApi(Broker broker, HttpApiConfig config, HttpMetrics metrics, MetricsRegistry registry,
                    Supplier<Map<String, io.sluice.net.http.HealthRegistry.Health>> health) {
         this.health = health;
         this.broker = broker;

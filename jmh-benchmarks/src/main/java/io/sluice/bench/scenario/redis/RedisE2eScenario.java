@@ -13,7 +13,7 @@ import io.sluice.bench.report.Table;
 import io.sluice.bench.report.chart.BarChart;
 import io.sluice.bench.report.chart.Chart;
 import io.sluice.bench.report.chart.PercentilePlot;
-import io.sluice.bench.server.RedisServer;
+import io.sluice.testkit.RedisServer;
 import io.lettuce.core.metrics.CommandLatencyRecorder;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
@@ -100,8 +100,8 @@ public final class RedisE2eScenario implements Scenario {
         notes.add("CPU = this JVM's CPU time over the run minus the load generator's thread and the heap sampler, in % of one "
                 + "core: the producer, Lettuce's I/O threads, the consumers (Redis excluded). Heap = the whole benchmark JVM's "
                 + "(peak sampled every 10 ms, garbage included; and after a full GC).");
-        if (RedisServer.binary() == null) {
-            notes.add("Not available: no redis-server on this machine (" + RedisServer.DEFAULT_BINARY + ").");
+        if (!RedisServer.isInstalled()) {
+            notes.add("Not available: no redis-server on this machine (scripts/test.sh installs it).");
             return new ScenarioResult(name(), title(), reference(), tables, charts, notes, 0);
         }
         Map<Integer, List<E2eRun>> sluice = new LinkedHashMap<>();
@@ -109,15 +109,15 @@ public final class RedisE2eScenario implements Scenario {
         List<E2eRun> sluiceTenX;
         List<E2eRun> rawTenX;
         Envelope envelope = new Envelope(1024, 42);
-        try (RedisServer server = RedisServer.start(o.workDir())) {
-            notes.add("redis-server " + redisVersion(server) + " on 127.0.0.1:" + server.port() + ", no persistence.");
+        try (RedisServer server = RedisServer.startPrivate(o.workDir(), false)) {
+            notes.add("redis-server " + redisVersion(server) + " at " + server.url() + ", no persistence.");
             // both sides: Lettuce resources without latency histograms, Netty's flush consolidation in front of each socket,
             // 2 I/O threads shared by the side's 3 connections (each side has its own)
             ClientResources rawResources = benchResources();
             ClientResources sluiceResources = benchResources();
-            RedisClient client = RedisClient.create(rawResources, server.uri());
+            RedisClient client = RedisClient.create(rawResources, server.url());
             try {
-                RedisStreamsConfig config = RedisStreamsConfig.builder(server.uri()).keyPrefix("bench:").trimMaxLength(10_000)
+                RedisStreamsConfig config = RedisStreamsConfig.builder(server.url()).keyPrefix("bench:").trimMaxLength(10_000)
                         .asyncCommitLingerMillis(TransportReceivers.ACK_LINGER_MILLIS).clientResources(sluiceResources).build();
                 Runner runner = new Runner(client, envelope);
                 try (TransportPublisher tp = new TransportPublisher(config);
@@ -256,7 +256,7 @@ public final class RedisE2eScenario implements Scenario {
     }
 
     private static String redisVersion(RedisServer server) {
-        RedisClient c = RedisClient.create(server.uri());
+        RedisClient c = RedisClient.create(server.url());
         try (StatefulRedisConnection<byte[], byte[]> conn = c.connect(ByteArrayCodec.INSTANCE)) {
             String info = conn.sync().info("server");
             for (String line : info.split("\r?\n")) {

@@ -1,4 +1,4 @@
-package io.sluice.core.internal.bus;
+package io.sluice.core.internal;
 
 import java.util.concurrent.ThreadFactory;
 

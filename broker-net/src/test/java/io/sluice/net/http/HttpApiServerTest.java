@@ -27,11 +27,11 @@ import static io.sluice.net.http.HttpTestSupport.readAll;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The HTTP API over real sockets against a real embedded broker. */
-class HttpIngestServerTest {
+class HttpApiServerTest {
     @TempDir
     static Path dataDir;
     static Broker broker;
-    static HttpIngestServer server;
+    static HttpApiServer server;
     static io.sluice.net.metrics.MetricsRegistry gauges = new io.sluice.net.metrics.MetricsRegistry();
     static HttpClient client = client();
 
@@ -39,7 +39,7 @@ class HttpIngestServerTest {
     static void start() {
         broker = Broker.open(BrokerConfig.builder(dataDir).build());
         gauges.gauge("sluice_binary_connections", "Open binary connections.", () -> 7);
-        server = new HttpIngestServer(HttpIngestConfig.builder().port(0).build(), broker, gauges);
+        server = new HttpApiServer(HttpApiConfig.builder().port(0).build(), broker, gauges);
     }
 
     @AfterAll

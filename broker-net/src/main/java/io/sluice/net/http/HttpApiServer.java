@@ -50,7 +50,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>{@code
  * try (Broker broker = Broker.open(BrokerConfig.builder(Path.of("data")).build());
- *      HttpIngestServer http = new HttpIngestServer(HttpIngestConfig.DEFAULT, broker)) {
+ *      HttpApiServer http = new HttpApiServer(HttpApiConfig.DEFAULT, broker)) {
  *     ...   // curl -XPOST --data-binary @events.ndjson localhost:8080/v1/topics/orders/events
  * }
  * }</pre>
@@ -61,12 +61,12 @@ import java.util.concurrent.TimeUnit;
  * threads ({@code sluice-http-accept-*}, {@code sluice-http-io-*}); the caller closes the broker afterwards.
  * Endpoints, limits and error codes are described in {@code docs/http.md}.
  */
-public final class HttpIngestServer implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(HttpIngestServer.class);
+public final class HttpApiServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(HttpApiServer.class);
     private static final long SHUTDOWN_QUIET_MILLIS = 0;
     private static final long SHUTDOWN_TIMEOUT_MILLIS = 5_000;
 
-    private final HttpIngestConfig config;
+    private final HttpApiConfig config;
     private final HttpMetrics metrics = new HttpMetrics();
     private final HttpApi api;
     private final List<AutoCloseable> registrations;
@@ -79,7 +79,7 @@ public final class HttpIngestServer implements AutoCloseable {
     private boolean closed;
 
     /** A server whose {@code /metrics} shows the broker's and its own series only. */
-    public HttpIngestServer(HttpIngestConfig config, Broker broker) {
+    public HttpApiServer(HttpApiConfig config, Broker broker) {
         this(config, broker, null);
     }
 
@@ -88,7 +88,7 @@ public final class HttpIngestServer implements AutoCloseable {
      *                 (partitions, latencies, consumer groups) and its own, and removes them on close. Null for a
      *                 private registry.
      */
-    public HttpIngestServer(HttpIngestConfig config, Broker broker, MetricsRegistry registry) {
+    public HttpApiServer(HttpApiConfig config, Broker broker, MetricsRegistry registry) {
         this(config, broker, registry, null);
     }
 
@@ -96,7 +96,7 @@ public final class HttpIngestServer implements AutoCloseable {
      * @param health health of other components (a {@link HealthRegistry}), or null: {@code GET /health} answers 503
      *               with their reasons when any is unhealthy. Called from an I/O thread: cheap and non-blocking
      */
-    public HttpIngestServer(HttpIngestConfig config, Broker broker, MetricsRegistry registry,
+    public HttpApiServer(HttpApiConfig config, Broker broker, MetricsRegistry registry,
                             Supplier<Map<String, HealthRegistry.Health>> health) {
         this.config = Objects.requireNonNull(config, "config");
         Objects.requireNonNull(broker, "broker");
@@ -131,8 +131,8 @@ public final class HttpIngestServer implements AutoCloseable {
                                     config.idleTimeoutMillis(), config.requestTimeoutMillis(), config.headerTimeoutMillis(),
                                     config.auth() == null ? 0 : config.maxUnauthenticatedConnections());
                             p.addLast("guard", guard);
-                            p.addLast("codec", new HttpServerCodec(HttpIngestConfig.MAX_INITIAL_LINE_BYTES,
-                                    HttpIngestConfig.MAX_HEADER_BYTES, 8192));
+                            p.addLast("codec", new HttpServerCodec(HttpApiConfig.MAX_INITIAL_LINE_BYTES,
+                                    HttpApiConfig.MAX_HEADER_BYTES, 8192));
                             // the token is checked on the headers, before anything below reads, inflates or holds a body
                             p.addLast("auth", new AuthGate(config.auth(), guard));
                             // gzip/deflate bodies; one decompressed buffer never exceeds the body limit (bomb-safe)
@@ -159,7 +159,7 @@ public final class HttpIngestServer implements AutoCloseable {
         return port;
     }
 
-    public HttpIngestConfig config() {
+    public HttpApiConfig config() {
         return config;
     }
 
@@ -217,6 +217,6 @@ public final class HttpIngestServer implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "HttpIngestServer[" + config.bindAddress() + ":" + port + ", " + transport + "]";
+        return "HttpApiServer[" + config.bindAddress() + ":" + port + ", " + transport + "]";
     }
 }

@@ -20,7 +20,7 @@ import static io.sluice.net.http.HttpTestSupport.post;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-class HttpIngestServerLifecycleTest {
+class HttpApiServerLifecycleTest {
     @TempDir
     Path dataDir;
 
@@ -32,7 +32,7 @@ class HttpIngestServerLifecycleTest {
     void closeClosesConnectionsFreesThePortStopsItsThreadsAndCanBeCalledTwice() throws Exception {
         try (Broker broker = Broker.open(BrokerConfig.builder(dataDir).build())) {
             broker.createTopic(TopicConfig.of("life", 1));
-            HttpIngestServer server = new HttpIngestServer(HttpIngestConfig.builder().port(0).build(), broker);
+            HttpApiServer server = new HttpApiServer(HttpApiConfig.builder().port(0).build(), broker);
             int port = server.port();
             assertThat(server.transport()).isIn("epoll", "nio");
             assertThat(post(client(), server, "/v1/topics/life/events", "1\n").statusCode()).isEqualTo(200);
@@ -57,8 +57,8 @@ class HttpIngestServerLifecycleTest {
     @Test
     void aTakenPortFailsTheConstructorNamingTheAddressAndLeavesNoThreads() throws Exception {
         try (Broker broker = Broker.open(BrokerConfig.builder(dataDir).build());
-             HttpIngestServer first = new HttpIngestServer(HttpIngestConfig.builder().port(0).build(), broker)) {
-            assertThatThrownBy(() -> new HttpIngestServer(HttpIngestConfig.builder().port(first.port()).build(), broker))
+             HttpApiServer first = new HttpApiServer(HttpApiConfig.builder().port(0).build(), broker)) {
+            assertThatThrownBy(() -> new HttpApiServer(HttpApiConfig.builder().port(first.port()).build(), broker))
                     .isInstanceOf(SluiceException.class).hasMessageContaining("127.0.0.1:" + first.port());
         }
         await("threads to stop", () -> !httpThreadsAlive());
@@ -70,38 +70,38 @@ class HttpIngestServerLifecycleTest {
         p.setProperty("http.max.body.bytes", "1048576");
         p.setProperty("http.idle.timeout.ms", "5_000");
         p.setProperty("unrelated.key", "ignored");
-        HttpIngestConfig config = HttpIngestConfig.fromProperties(p).port(9090).build();
+        HttpApiConfig config = HttpApiConfig.fromProperties(p).port(9090).build();
         assertThat(config.maxBodyBytes()).isEqualTo(1 << 20);
         assertThat(config.idleTimeoutMillis()).isEqualTo(5000);
-        assertThat(config.maxLineBytes()).isEqualTo(HttpIngestConfig.DEFAULT_MAX_LINE_BYTES);
+        assertThat(config.maxLineBytes()).isEqualTo(HttpApiConfig.DEFAULT_MAX_LINE_BYTES);
         assertThat(config.port()).isEqualTo(9090);
         assertThat(config.tls()).isNull();
     }
 
     @Test
     void invalidSettingsAreRefusedNamingTheSettingAndTheValue() {
-        assertThatThrownBy(() -> HttpIngestConfig.builder().maxBodyBytes(4096).maxLineBytes(8192).build())
+        assertThatThrownBy(() -> HttpApiConfig.builder().maxBodyBytes(4096).maxLineBytes(8192).build())
                 .isInstanceOf(InvalidConfigException.class).hasMessageContaining("http.max.line.bytes").hasMessageContaining("8192");
-        assertThatThrownBy(() -> HttpIngestConfig.builder().port(70_000).build())
+        assertThatThrownBy(() -> HttpApiConfig.builder().port(70_000).build())
                 .isInstanceOf(InvalidConfigException.class).hasMessageContaining("http.port").hasMessageContaining("70000");
-        assertThatThrownBy(() -> HttpIngestConfig.builder().maxConnections(0).build())
+        assertThatThrownBy(() -> HttpApiConfig.builder().maxConnections(0).build())
                 .isInstanceOf(InvalidConfigException.class).hasMessageContaining("http.max.connections");
         java.util.Properties bad = new java.util.Properties();
         bad.setProperty("http.max.connections", "lots");
-        assertThatThrownBy(() -> HttpIngestConfig.fromProperties(bad))
+        assertThatThrownBy(() -> HttpApiConfig.fromProperties(bad))
                 .isInstanceOf(InvalidConfigException.class).hasMessageContaining("http.max.connections").hasMessageContaining("lots");
-        assertThatThrownBy(() -> HttpIngestConfig.builder().maxUnauthenticatedConnections(0).build())
+        assertThatThrownBy(() -> HttpApiConfig.builder().maxUnauthenticatedConnections(0).build())
                 .isInstanceOf(InvalidConfigException.class).hasMessageContaining("http.max.unauthenticated.connections");
-        assertThatThrownBy(() -> HttpIngestConfig.builder().headerTimeoutMillis(0).build())
+        assertThatThrownBy(() -> HttpApiConfig.builder().headerTimeoutMillis(0).build())
                 .isInstanceOf(InvalidConfigException.class).hasMessageContaining("http.header.timeout.ms");
         java.util.Properties unauth = new java.util.Properties();
         unauth.setProperty("http.max.unauthenticated.connections", "7");
         unauth.setProperty("http.header.timeout.ms", "1500");
-        HttpIngestConfig fromFile = HttpIngestConfig.fromProperties(unauth).build();
+        HttpApiConfig fromFile = HttpApiConfig.fromProperties(unauth).build();
         assertThat(fromFile.maxUnauthenticatedConnections()).isEqualTo(7);
         assertThat(fromFile.headerTimeoutMillis()).isEqualTo(1500);
         assertThat(fromFile.toBuilder().build()).isEqualTo(fromFile);
-        assertThat(HttpIngestConfig.DEFAULT.bindAddress()).isEqualTo("127.0.0.1");
-        assertThat(HttpIngestConfig.DEFAULT.port()).isEqualTo(8080);
+        assertThat(HttpApiConfig.DEFAULT.bindAddress()).isEqualTo("127.0.0.1");
+        assertThat(HttpApiConfig.DEFAULT.port()).isEqualTo(8080);
     }
 }
