@@ -156,7 +156,11 @@ public final class BrokerServer implements AutoCloseable {
                 registry.counter("sluice_binary_protocol_errors_total", "Connections closed because their bytes broke framing.", () -> stats().protocolErrors()),
                 registry.counter("sluice_binary_produced_records_total", "Records acknowledged to producers on the binary port.", () -> stats().producedRecords()),
                 registry.counter("sluice_binary_fetched_records_total", "Records sent to fetchers on the binary port.", () -> stats().fetchedRecords()),
-                registry.counter("sluice_binary_back_pressure_pauses_total", "Times a connection stopped being read because a partition ring was full.", () -> stats().backPressurePauses()));
+                registry.counter("sluice_binary_back_pressure_pauses_total", "Times a connection stopped being read because a partition ring was full.", () -> stats().backPressurePauses()),
+                registry.gauge("sluice_binary_unauthenticated_connections", "Open binary connections that have not authenticated yet.", () -> stats().unauthenticatedConnections()),
+                registry.counter("sluice_binary_unauthenticated_closes_total", "Connections closed before authenticating (frame over auth.max.frame.bytes, auth.timeout.ms, an API other than API_VERSIONS/AUTHENTICATE).", () -> stats().unauthenticatedCloses()),
+                registry.counter("sluice_binary_unauthenticated_refused_total", "Connections closed at once because max.unauthenticated.connections was reached.", () -> stats().unauthenticatedRefused()),
+                registry.counter("sluice_binary_internal_errors_total", "Requests answered UNKNOWN because an operation failed unexpectedly.", () -> stats().internalErrors()));
         return () -> {
             for (AutoCloseable h : handles) {
                 h.close();
