@@ -66,6 +66,6 @@ final class IngestSeries {
     }
 
     private static String[] labelValues(IngestPipeline p) {
-        return new String[] {p.config().name(), p.config().topic(), p.config().table(), p.config().strategy().name().toLowerCase(java.util.Locale.ROOT)};
+        return new String[] {p.config().name(), p.config().topic(), p.config().table(), p.config().strategy().configName()};
     }
 }

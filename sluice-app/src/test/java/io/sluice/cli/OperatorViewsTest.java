@@ -102,7 +102,7 @@ class OperatorViewsTest {
         Files.writeString(config, String.join("\n", "data.dir=" + data, "port=0", "http.port=" + httpPort,
                 "auth.token.file=" + dir.resolve("token"),
                 "ingest.clicks.topic=clicks", "ingest.clicks.clickhouse.url=" + clickHouse.url(),
-                "ingest.clicks.table=" + table, "ingest.clicks.strategy=journal", "ingest.clicks.batch.rows=200",
+                "ingest.clicks.table=" + table, "ingest.clicks.strategy=offset-range", "ingest.clicks.batch.rows=200",
                 "ingest.clicks.linger.ms=20", ""), StandardCharsets.UTF_8);
 
         try (ChildJvm broker = ChildJvm.start(SluiceCli.class, "broker", "--config", config.toString())) {
@@ -128,7 +128,7 @@ class OperatorViewsTest {
             // ---- /metrics: promtool-clean, with group lag and ingest lag
             Await.until("the pipeline committed everything", Duration.ofSeconds(60), () -> {
                 String m = http("GET", base + "/metrics", null).body();
-                return m.contains("sluice_ingest_behind_events{pipeline=\"clicks\",strategy=\"journal\",table=\"" + table + "\",topic=\"clicks\"} 0.0");
+                return m.contains("sluice_ingest_behind_events{pipeline=\"clicks\",strategy=\"offset-range\",table=\"" + table + "\",topic=\"clicks\"} 0.0");
             });
             String metrics = http("GET", base + "/metrics", null).body();
             assertThat(metrics).contains("sluice_ingest_up{pipeline=\"clicks\"").contains("sluice_ingest_rows_total{pipeline=\"clicks\"} 1000.0")
