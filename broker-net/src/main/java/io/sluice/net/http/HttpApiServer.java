@@ -72,7 +72,7 @@ public final class HttpApiServer implements AutoCloseable {
     private final List<AutoCloseable> registrations;
     private final EventLoopGroup acceptGroup;
     private final EventLoopGroup ioGroup;
-    private final ChannelGroup channels = new DefaultChannelGroup("sluice-http", GlobalEventExecutor.INSTANCE);
+    private final ChannelGroup channels = new DefaultChannelGroup("sluice-http", GlobalEventExecutor.INSTANCE, true);
     private final Channel serverChannel;
     private final String transport;
     private final int port;

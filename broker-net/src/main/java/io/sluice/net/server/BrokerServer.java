@@ -55,7 +55,7 @@ public final class BrokerServer implements AutoCloseable {
     private final EventLoopGroup ioGroup;
     private final ExecutorService admin;
     private final ExecutorService groups;
-    private final ChannelGroup channels = new DefaultChannelGroup("sluice-broker-connections", GlobalEventExecutor.INSTANCE);
+    private final ChannelGroup channels = new DefaultChannelGroup("sluice-broker-connections", GlobalEventExecutor.INSTANCE, true);
     private final ServerCounters counters = new ServerCounters();
     private final ServerContext context;
     private final Channel serverChannel;
