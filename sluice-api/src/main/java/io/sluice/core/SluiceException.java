@@ -12,7 +12,7 @@ public class SluiceException extends RuntimeException {
         UNKNOWN(-1), NONE(0), UNKNOWN_TOPIC(3), RECORD_TOO_LARGE(10), BACK_PRESSURED(11), CLOSED(12),
         TOPIC_EXISTS(36), INVALID_CONFIG(40), OFFSET_OUT_OF_RANGE(1), JOURNAL_FAILURE(56), UNKNOWN_MEMBER(25),
         REBALANCE_IN_PROGRESS(27), INVALID_REQUEST(42), UNSUPPORTED_VERSION(35), AUTHENTICATION_FAILED(58),
-        TIMEOUT(7), ILLEGAL_GENERATION(22), FENCED_MEMBER(82), NON_EMPTY_GROUP(68), GROUP_NOT_FOUND(69), OFFSET_REGRESSION(100);
+        TIMEOUT(7), CORRUPT_RECORD(2), ILLEGAL_GENERATION(22), FENCED_MEMBER(82), NON_EMPTY_GROUP(68), GROUP_NOT_FOUND(69), OFFSET_REGRESSION(100);
 
         public final short id;
 
@@ -57,6 +57,7 @@ public class SluiceException extends RuntimeException {
             case INVALID_CONFIG -> new InvalidConfigException(message);
             case OFFSET_OUT_OF_RANGE -> new OffsetOutOfRangeException(message);
             case JOURNAL_FAILURE -> new JournalException(message, null);
+            case CORRUPT_RECORD -> new CorruptRecordException(message, null, -1);
             case UNKNOWN_MEMBER -> new UnknownMemberException(message);
             case ILLEGAL_GENERATION -> new IllegalGenerationException(message);
             case FENCED_MEMBER -> new FencedMemberException(message);
@@ -140,6 +141,32 @@ public class SluiceException extends RuntimeException {
 
         public JournalException(String message, Throwable cause) {
             super(Code.JOURNAL_FAILURE, message, cause);
+        }
+    }
+
+    /**
+     * Stored bytes fail their check (a record batch's CRC32C, or its framing): the journal file was damaged after it
+     * was written. Names the topic-partition and the offset whose batch is damaged; nothing of that batch is returned.
+     */
+    public static final class CorruptRecordException extends SluiceException {
+        private static final long serialVersionUID = 1L;
+        private final transient TopicPartition partition;
+        private final long offset;
+
+        public CorruptRecordException(String message, TopicPartition partition, long offset) {
+            super(Code.CORRUPT_RECORD, message);
+            this.partition = partition;
+            this.offset = offset;
+        }
+
+        /** The damaged partition, or null when only the message crossed the wire. */
+        public TopicPartition partition() {
+            return partition;
+        }
+
+        /** The first offset the damaged batch claims (or the offset being read), -1 if unknown. */
+        public long offset() {
+            return offset;
         }
     }
 

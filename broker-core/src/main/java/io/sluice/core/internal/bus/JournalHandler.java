@@ -8,14 +8,18 @@ import io.sluice.core.Acks;
 import io.sluice.core.SendCallback;
 import io.sluice.core.SluiceException;
 import io.sluice.core.internal.journal.PartitionJournal;
+import io.sluice.core.internal.journal.RecordBatchCodec;
 import org.HdrHistogram.SingleWriterRecorder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The single writer of a partition journal. Appends each event as it arrives and acknowledges
- * {@link Acks#JOURNAL} sends at once (the mapped file survives a process crash); {@link Acks#SYNC} sends are
- * acknowledged at the end of the batch after one msync for the whole batch (group commit).
+ * The single writer of a partition journal. Coalesces what the ring hands over in one Disruptor batch into one
+ * journal record batch (one Chronicle document), closing it early only when the next event would take it past
+ * {@code maxBatchBytes} ({@link RecordBatchCodec#DEFAULT_MAX_BATCH_BYTES}). {@link Acks#JOURNAL} sends are
+ * acknowledged when their record batch is committed (it is then in the mapped file, which survives a process crash);
+ * {@link Acks#SYNC} sends at the end of the ring batch after one msync for the whole of it (group commit). An event
+ * the journal cannot encode fails alone; a failed write fails every event of its record batch.
  *
  * <p>At the end of each batch it publishes its progress itself (the processor's sequence, through
  * {@link #setSequenceCallback}) and then wakes whoever waits on it: the subscribers parked in the ring's wait
@@ -31,12 +35,21 @@ final class JournalHandler implements EventHandler<RingSlot> {
     private volatile long journaled;
     private volatile long errors;
     private final WaitStrategy waitStrategy;
+    private final int maxBatchBytes;
     private long batchStart = -1;
+    /** ring sequence of the first event in the open journal batch, -1 if none */
+    private long documentStart = -1;
     private boolean syncPending;
     private Sequence progress;
 
     JournalHandler(PartitionJournal journal, RingBuffer<RingSlot> ring, SingleWriterRecorder publishToJournal,
                    WaitStrategy waitStrategy) {
+        this(journal, ring, publishToJournal, waitStrategy, RecordBatchCodec.DEFAULT_MAX_BATCH_BYTES);
+    }
+
+    JournalHandler(PartitionJournal journal, RingBuffer<RingSlot> ring, SingleWriterRecorder publishToJournal,
+                   WaitStrategy waitStrategy, int maxBatchBytes) {
+        this.maxBatchBytes = maxBatchBytes;
         this.journal = journal;
         this.ring = ring;
         this.publishToJournal = publishToJournal;
@@ -63,40 +76,92 @@ final class JournalHandler implements EventHandler<RingSlot> {
         if (batchStart < 0) {
             batchStart = sequence;
         }
-        if (slot.cancelled) {
-            if (endOfBatch && syncPending) {
+        if (!slot.cancelled) {
+            add(slot, sequence);
+        }
+        if (endOfBatch) {
+            commit(sequence);
+            if (syncPending) {
                 syncBatch(sequence);
             }
-            if (endOfBatch) {
-                publishProgress(sequence);
+            publishProgress(sequence);
+        }
+    }
+
+    /** Adds the event to the open journal batch, first committing that batch if the event would take it past the bound. */
+    private void add(RingSlot slot, long sequence) {
+        if (journal.batchOpen() && journal.batchCount() > 0 && journal.batchBytes()
+                + RecordBatchCodec.maxRecordSize(slot.keyLength, slot.valueLength, slot.headers) > maxBatchBytes) {
+            commit(sequence - 1);
+        }
+        try {
+            if (!journal.batchOpen()) {
+                journal.beginBatch();
+                documentStart = sequence;
             }
+            slot.offset = journal.add(slot);
+        } catch (RuntimeException e) {
+            slot.offset = -1;
+            fail(slot, e);
+            if (!journal.batchOpen() && documentStart >= 0) {
+                failDocument(sequence - 1, e); // the write itself failed: the events added before are lost too
+            }
+        }
+    }
+
+    /**
+     * Commits the open batch (events {@code documentStart..lastSequence}): from here they are in the mapped file.
+     * {@link Acks#JOURNAL} sends are acknowledged now, {@link Acks#SYNC} sends after the sync at the end of the batch.
+     */
+    private void commit(long lastSequence) {
+        if (documentStart < 0) {
+            journal.abortBatch(); // every event of it failed (or none was added)
             return;
         }
         try {
-            slot.offset = journal.append(slot);
-            slot.journalNanos = System.nanoTime();
-            publishToJournal.recordValue(Math.max(0, slot.journalNanos - slot.publishNanos));
+            journal.commitBatch();
+        } catch (RuntimeException e) {
+            failDocument(lastSequence, e);
+            return;
+        }
+        long now = System.nanoTime();
+        for (long s = documentStart; s <= lastSequence; s++) {
+            RingSlot slot = ring.get(s);
+            if (slot.cancelled || slot.offset < 0) {
+                continue;
+            }
+            slot.journalNanos = now;
+            publishToJournal.recordValue(Math.max(0, now - slot.publishNanos));
             journaled++;
             if (slot.acks == Acks.SYNC) {
                 syncPending = true;
             } else {
                 complete(slot, null);
             }
-        } catch (RuntimeException e) {
+        }
+        documentStart = -1;
+    }
+
+    /** The document holding {@code documentStart..lastSequence} was lost: fail each event that was added to it. */
+    private void failDocument(long lastSequence, RuntimeException e) {
+        for (long s = documentStart; s <= lastSequence; s++) {
+            RingSlot slot = ring.get(s);
+            if (slot.cancelled || slot.offset < 0) {
+                continue;
+            }
             slot.offset = -1;
-            slot.journalNanos = System.nanoTime();
-            errors++;
-            if (errors == 1 || errors % 1000 == 0) {
-                LOG.error("{}: journal append failed ({} failures so far); the sender is told", journal.partition(), errors, e);
-            }
-            complete(slot, e);
+            fail(slot, e);
         }
-        if (endOfBatch) {
-            if (syncPending) {
-                syncBatch(sequence);
-            }
-            publishProgress(sequence);
+        documentStart = -1;
+    }
+
+    private void fail(RingSlot slot, RuntimeException e) {
+        slot.journalNanos = System.nanoTime();
+        errors++;
+        if (errors == 1 || errors % 1000 == 0) {
+            LOG.error("{}: journal append failed ({} failures so far); the sender is told", journal.partition(), errors, e);
         }
+        complete(slot, e);
     }
 
     private void syncBatch(long endSequence) {

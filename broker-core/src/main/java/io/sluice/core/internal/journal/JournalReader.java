@@ -4,20 +4,26 @@ import io.sluice.core.ConsumerRecord;
 import io.sluice.core.PartitionReader;
 import io.sluice.core.SluiceException;
 import io.sluice.core.TopicPartition;
+import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.queue.ExcerptTailer;
+import net.openhft.chronicle.wire.DocumentContext;
 
 import java.util.function.Consumer;
 
 /**
- * A cursor over a partition journal by dense offset. Single-threaded, but may move between threads between
+ * A cursor over a partition journal by dense offset: it finds the record batch holding its position and skips to
+ * the position inside it. Single-threaded, but may move between threads between
  * calls (the Chronicle tailer's owner check is reset at each call), as a Kafka consumer may.
  */
 public final class JournalReader implements PartitionReader {
     private final PartitionJournal journal;
     private ExcerptTailer tailer;
     private long position;
-    /** true when the tailer is known to sit exactly at {@link #position}. */
+    /** true when the tailer sits at the batch holding {@link #position} (or at the one before it was written). */
     private boolean positioned;
+    /** when not positioned: the index of the batch a read stopped inside, -1 to search for {@link #position} */
+    private long resumeIndex = -1;
+    private final RecordBatchCodec.Cursor cursor = new RecordBatchCodec.Cursor();
     private boolean closed;
 
     JournalReader(PartitionJournal journal) {
@@ -45,6 +51,7 @@ public final class JournalReader implements PartitionReader {
         }
         position = offset;
         positioned = false;
+        resumeIndex = -1;
     }
 
     /** Offset of the first event at or after the timestamp (the end offset if none). */
@@ -52,6 +59,12 @@ public final class JournalReader implements PartitionReader {
         return journal.offsetForTimestamp(epochMillis);
     }
 
+    /**
+     * Reads records from {@link #position()} on, at most {@code maxRecords}, stopping once {@code maxBytes} of keys and
+     * values were delivered (at least one record). Starts exactly at the position, also in the middle of a batch.
+     *
+     * @throws SluiceException.CorruptRecordException if a batch fails its CRC32C or framing check
+     */
     @Override
     public int read(int maxRecords, int maxBytes, Consumer<ConsumerRecord> sink) {
         if (closed) {
@@ -67,32 +80,59 @@ public final class JournalReader implements PartitionReader {
         }
         ExcerptTailer t = tailer();
         if (!positioned) {
-            long index = journal.indexOf(position);
+            long index = resumeIndex >= 0 ? resumeIndex : journal.documentIndexOf(t, position);
+            resumeIndex = -1;
             if (index < 0 || !t.moveToIndex(index)) {
                 throw new SluiceException.JournalException(journal.partition() + ": cannot position at offset " + position, null);
             }
             positioned = true;
         }
+        TopicPartition tp = journal.partition();
         int count = 0;
         int bytes = 0;
         while (count < maxRecords && position < end && (count == 0 || bytes < maxBytes)) {
-            ConsumerRecord record = PartitionJournal.readNext(t, journal.partition());
-            if (record == null) {
-                break;
-            }
-            if (record.offset() != position) {
-                // the file under us changed (retention) or a cycle gap: re-position by offset next time
-                positioned = false;
-                if (record.offset() < position) {
+            try (DocumentContext dc = t.readingDocument()) {
+                if (!dc.isPresent()) {
+                    break;
+                }
+                if (dc.isMetaData()) {
                     continue;
                 }
-                throw new SluiceException.JournalException(journal.partition() + ": expected offset " + position
-                        + " but the journal holds " + record.offset(), null);
+                Bytes<?> in = dc.wire().bytes();
+                String problem = cursor.open(in, in.readPosition(), in.readRemaining(), true);
+                if (problem != null) {
+                    positioned = false;
+                    throw journal.corrupt(position, problem);
+                }
+                if (cursor.nextOffset() <= position) {
+                    continue; // a batch wholly before the position: the file under us changed (retention)
+                }
+                if (cursor.baseOffset() > position) {
+                    positioned = false;
+                    throw new SluiceException.JournalException(tp + ": expected offset " + position
+                            + " but the next journal batch starts at " + cursor.baseOffset(), null);
+                }
+                try {
+                    while (cursor.hasNext() && cursor.peekOffset() < position) {
+                        cursor.skip();
+                    }
+                    while (cursor.hasNext() && count < maxRecords && position < end && (count == 0 || bytes < maxBytes)) {
+                        ConsumerRecord record = cursor.next(tp.topic(), tp.partition());
+                        sink.accept(record);
+                        position++;
+                        count++;
+                        bytes += record.value().length + (record.key() == null ? 0 : record.key().length);
+                    }
+                } catch (IllegalStateException | IndexOutOfBoundsException e) {
+                    positioned = false;
+                    throw journal.corrupt(position, e.getMessage());
+                }
+                if (cursor.hasNext()) {
+                    // stopped inside the batch: the tailer moves past it on close, so come back to it next time
+                    resumeIndex = dc.index();
+                    positioned = false;
+                }
             }
-            sink.accept(record);
-            position++;
-            count++;
-            bytes += record.value().length + (record.key() == null ? 0 : record.key().length);
         }
         return count;
     }

@@ -1,6 +1,5 @@
 package io.sluice.core.internal.journal;
 
-import io.sluice.core.ConsumerRecord;
 import io.sluice.core.EpochClock;
 import io.sluice.core.RollCycleType;
 import io.sluice.core.SluiceException;
@@ -30,16 +29,26 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
- * The durable log of one partition: a Chronicle Queue with one document per event and dense offsets.
+ * The durable log of one partition: a Chronicle Queue whose documents are record batches (Kafka RecordBatch v2, see
+ * {@link RecordBatchCodec} and docs/journal-format.md), with dense offsets per event.
  *
  * <p><b>Threading.</b> {@link #append} and {@link #sync} are called only by the partition's journal writer thread
  * (single writer). {@link #endOffset()} and {@link #startOffset()} are safe from any thread. Readers
  * ({@link JournalReader}) each own a tailer and read concurrently with the writer. Retention runs on the
  * housekeeper thread and never touches the file being appended to.
  *
- * <p><b>Offsets.</b> Chronicle indexes are (cycle, sequence) pairs, dense only within a roll cycle. The journal keeps
- * a small map from each cycle's first offset to its cycle, so offset {@code o} lives at
- * {@code index(cycle, o - base(cycle))}. The map is rebuilt on open from the first record of each cycle file.
+ * <p><b>Batches.</b> The writer opens a batch ({@link #beginBatch}), adds events ({@link #add}) and commits it
+ * ({@link #commitBatch}): one Chronicle document. Until the commit the document is invisible to readers and to
+ * recovery (Chronicle's header stays "being written"), so a crash never exposes part of a batch; the end offset
+ * moves only after the commit.
+ *
+ * <p><b>Offsets.</b> Each batch stores its base offset and record count; offsets are dense across batches. Chronicle
+ * indexes are (cycle, sequence) pairs, one per batch. The journal keeps a small map from each cycle's first offset to
+ * its cycle (rebuilt on open from the first batch of each cycle file); within a cycle the batch holding offset
+ * {@code o} is found by a galloping binary search over the sequence numbers, reading each probed batch's base offset.
+ *
+ * <p><b>Format.</b> The directory carries {@value JournalFormat#FILE} naming its format version; a directory of
+ * another version (format 1 stored one document per event) is refused on open.
  */
 public final class PartitionJournal implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionJournal.class);
@@ -55,6 +64,9 @@ public final class PartitionJournal implements AutoCloseable {
     private final DateTimeFormatter fileNames;
     /** first offset of a cycle → cycle; written by the journal writer (and retention removes), read by readers. */
     private final ConcurrentSkipListMap<Long, Integer> cycleByBaseOffset = new ConcurrentSkipListMap<>();
+    /** cycle → sequence number of its first batch (0 unless a crash left an unreadable entry before it) */
+    private final java.util.concurrent.ConcurrentHashMap<Integer, Long> firstSequenceByCycle =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     private volatile long endOffset;
     /** wakes readers waiting for {@link #endOffset} to move; signalled by the journal writer after each batch */
@@ -80,6 +92,9 @@ public final class PartitionJournal implements AutoCloseable {
     private boolean directoryUnsynced;
     private long bytesAtLastDiskCheck = Long.MIN_VALUE / 2; // check on the first append
     private boolean diskFull;
+    private final RecordBatchCodec.Writer batchWriter = new RecordBatchCodec.Writer();
+    /** the open batch's document, or null */
+    private DocumentContext batchDocument;
 
     public PartitionJournal(TopicPartition partition, Path dir, RollCycleType rollCycleType, EpochClock clock,
                             long minFreeDiskBytes) {
@@ -99,6 +114,7 @@ public final class PartitionJournal implements AutoCloseable {
         } catch (IOException e) {
             throw new SluiceException.JournalException("cannot inspect the file system of " + dir, e);
         }
+        JournalFormat.checkOrCreate(partition, dir);
         this.queue = SingleChronicleQueueBuilder.binary(dir)
                 .rollCycle(rollCycle)
                 .timeProvider(ChronicleSupport.timeProvider(clock))
@@ -114,6 +130,7 @@ public final class PartitionJournal implements AutoCloseable {
     /** Rebuilds the cycle map and the end offset from what is on disk (after a clean close or a crash). */
     private void recover() {
         cycleByBaseOffset.clear();
+        firstSequenceByCycle.clear();
         queue.refreshDirectoryListing();
         long end = 0;
         long start = 0;
@@ -144,38 +161,42 @@ public final class PartitionJournal implements AutoCloseable {
     }
 
     /**
-     * The end offset: one backward read of the last record, cross-checked against the cycle map (the last record
-     * must sit in the newest cycle that has records, at {@code base + sequence}). A crash around a roll can leave a
-     * newest cycle file without records, or a backward read that does not reach the last record; then the newest
-     * cycle with records is counted forward instead. A record whose offset contradicts its position is corruption.
+     * The end offset: one backward read of the last batch (its base offset + record count), cross-checked against the
+     * cycle map (the last batch must sit in the newest cycle that has batches, at or after that cycle's first offset).
+     * A crash around a roll can leave a newest cycle file without batches, or a backward read that does not reach the
+     * last batch; then the newest cycle with batches is counted forward instead. A batch whose base offset contradicts
+     * its position is corruption.
      */
     private long recoverEnd(ExcerptTailer tailer) {
         Map.Entry<Long, Integer> newest = cycleByBaseOffset.lastEntry();
         tailer.direction(TailerDirection.BACKWARD).toEnd();
-        long lastOffset = -1;
+        long lastEnd = -1;
+        long lastBase = -1;
         long lastIndex = -1;
         try (DocumentContext dc = tailer.readingDocument()) {
             if (dc.isPresent() && !dc.isMetaData()) {
-                lastOffset = RecordCodec.readOffset(dc.wire().bytes());
+                Bytes<?> in = dc.wire().bytes();
+                checkFraming(in, in.readPosition(), in.readRemaining());
+                lastBase = RecordBatchCodec.baseOffset(in, in.readPosition());
+                lastEnd = lastBase + RecordBatchCodec.recordCount(in, in.readPosition());
                 lastIndex = dc.index();
             }
         }
         tailer.direction(TailerDirection.FORWARD);
         if (newest == null) {
-            if (lastOffset >= 0) {
-                throw new SluiceException.JournalException(partition + ": the journal holds offset " + lastOffset
-                        + " but no cycle file has a readable first record", null);
+            if (lastEnd >= 0) {
+                throw new SluiceException.JournalException(partition + ": the journal holds offsets up to " + lastEnd
+                        + " but no cycle file has a readable first batch", null);
             }
             return 0;
         }
-        if (lastOffset >= 0 && rollCycle.toCycle(lastIndex) == newest.getValue()
-                && lastOffset == newest.getKey() + rollCycle.toSequenceNumber(lastIndex)) {
-            return lastOffset + 1;
+        if (lastEnd >= 0 && rollCycle.toCycle(lastIndex) == newest.getValue() && lastBase >= newest.getKey()) {
+            return lastEnd;
         }
-        // count forward through the newest cycle with records
-        long count = 0;
+        // count forward through the newest cycle with batches
+        long batches = 0;
         long expected = newest.getKey();
-        if (!tailer.moveToIndex(rollCycle.toIndex(newest.getValue(), 0))) {
+        if (!tailer.moveToIndex(rollCycle.toIndex(newest.getValue(), firstSequenceByCycle.getOrDefault(newest.getValue(), 0L)))) {
             throw new SluiceException.JournalException(partition + ": cannot read cycle " + newest.getValue(), null);
         }
         while (true) {
@@ -186,19 +207,29 @@ public final class PartitionJournal implements AutoCloseable {
                 if (dc.isMetaData()) {
                     continue;
                 }
-                long offset = RecordCodec.readOffset(dc.wire().bytes());
-                if (offset != expected) {
+                Bytes<?> in = dc.wire().bytes();
+                checkFraming(in, in.readPosition(), in.readRemaining());
+                long base = RecordBatchCodec.baseOffset(in, in.readPosition());
+                if (base != expected) {
                     throw new SluiceException.JournalException(partition + ": offsets are not dense in cycle "
-                            + newest.getValue() + ": expected " + expected + ", found " + offset, null);
+                            + newest.getValue() + ": expected a batch at " + expected + ", found one at " + base, null);
                 }
-                expected++;
-                count++;
+                expected += RecordBatchCodec.recordCount(in, in.readPosition());
+                batches++;
             }
         }
-        LOG.warn("{}: the last record read backwards (offset {}, index {}) disagrees with the cycle map; counted {} records "
-                + "forward in the newest cycle with records: end offset {}", partition, lastOffset,
-                lastIndex < 0 ? "none" : Long.toHexString(lastIndex), count, expected);
+        LOG.warn("{}: the last batch read backwards (end offset {}, index {}) disagrees with the cycle map; counted {} batches "
+                + "forward in the newest cycle with batches: end offset {}", partition, lastEnd,
+                lastIndex < 0 ? "none" : Long.toHexString(lastIndex), batches, expected);
         return expected;
+    }
+
+    private void checkFraming(Bytes<?> in, long start, long available) {
+        String problem = RecordBatchCodec.checkFraming(in, start, available);
+        if (problem != null) {
+            throw new SluiceException.CorruptRecordException(partition + ": a journal batch is damaged: " + problem,
+                    partition, -1);
+        }
     }
 
     private int nextCycle(int cycle) {
@@ -219,8 +250,13 @@ public final class PartitionJournal implements AutoCloseable {
             if (rollCycle.toCycle(index) != cycle) {
                 return false;
             }
-            long offset = RecordCodec.readOffset(dc.wire().bytes());
-            cycleByBaseOffset.put(offset - rollCycle.toSequenceNumber(index), cycle);
+            if (dc.isMetaData()) {
+                return false;
+            }
+            Bytes<?> in = dc.wire().bytes();
+            checkFraming(in, in.readPosition(), in.readRemaining());
+            firstSequenceByCycle.put(cycle, rollCycle.toSequenceNumber(index));
+            cycleByBaseOffset.put(RecordBatchCodec.baseOffset(in, in.readPosition()), cycle);
             return true;
         }
     }
@@ -230,44 +266,126 @@ public final class PartitionJournal implements AutoCloseable {
     }
 
     /**
-     * Appends one event, assigning it the next offset. Journal writer thread only.
+     * Appends one event as a batch of its own, assigning it the next offset. Journal writer thread only.
      *
      * @throws SluiceException.JournalException if the disk is (nearly) full or the write failed; nothing was appended
      */
     public long append(RingSlot slot) {
+        beginBatch();
+        long offset;
+        try {
+            offset = add(slot);
+        } catch (RuntimeException e) {
+            abortBatch();
+            throw e;
+        }
+        commitBatch();
+        return offset;
+    }
+
+    /**
+     * Opens a batch: one Chronicle document that {@link #add} fills and {@link #commitBatch} closes. Journal writer
+     * thread only.
+     *
+     * @throws SluiceException.JournalException if the disk is (nearly) full or the document could not be opened
+     */
+    public void beginBatch() {
+        if (batchDocument != null) {
+            throw new IllegalStateException(partition + ": a batch is already open");
+        }
         checkDiskSpace();
-        long offset = endOffset;
-        DocumentContext dc = null;
         try {
             if (appender == null) {
                 appender = queue.createAppender();
                 // only the journal writer thread ever touches it: skip Chronicle's per-call owner check
                 appender.singleThreadedCheckDisabled(true);
             }
-            dc = appender.writingDocument();
-            Bytes<?> bytes = dc.wire().bytes();
-            long before = bytes.writePosition();
-            RecordCodec.write(bytes, offset, slot);
-            appendedBytes += bytes.writePosition() - before;
-            dc.close();
+            batchDocument = appender.writingDocument();
+            batchWriter.begin(batchDocument.wire().bytes());
         } catch (Throwable t) {
-            // includes the InternalError the JVM raises when a mapped write hits a full disk (SIGBUS)
-            if (dc != null) {
-                try {
-                    dc.rollbackOnClose();
-                    dc.close();
-                } catch (Throwable ignored) {
-                    // the appender is discarded below; its state no longer matters
-                }
-            }
+            abortBatch();
+            discardAppender();
+            throw new SluiceException.JournalException(partition + ": journal append failed: " + t, t);
+        }
+    }
+
+    /** True between {@link #beginBatch} and {@link #commitBatch}/{@link #abortBatch}. */
+    public boolean batchOpen() {
+        return batchDocument != null;
+    }
+
+    /** Events added to the open batch. */
+    public int batchCount() {
+        return batchWriter.count();
+    }
+
+    /** Bytes of the open batch so far (header included), 0 if none is open. */
+    public long batchBytes() {
+        return batchDocument == null ? 0 : batchWriter.size();
+    }
+
+    /**
+     * Adds one event to the open batch and returns the offset it will have once the batch is committed. Not visible
+     * to readers (nor acknowledged) before {@link #commitBatch}. Journal writer thread only.
+     *
+     * @throws SluiceException.JournalException if the event could not be encoded: the batch is as before and stays
+     *                                          open; or if the write itself failed ({@link #batchOpen()} is then
+     *                                          false: the whole batch was discarded)
+     */
+    public long add(RingSlot slot) {
+        if (batchDocument == null) {
+            throw new IllegalStateException(partition + ": no batch is open");
+        }
+        try {
+            batchWriter.append(slot.timestamp(), slot.keyBuffer(), slot.keyLength(), slot.valueBuffer(),
+                    slot.valueLength(), slot.headers());
+        } catch (RuntimeException e) {
+            throw new SluiceException.JournalException(partition + ": event rejected by the journal: " + e, e);
+        } catch (Throwable t) {
+            // the InternalError the JVM raises when a mapped write hits a full disk (SIGBUS): the document is lost
+            abortBatch();
+            discardAppender();
+            throw new SluiceException.JournalException(partition + ": journal append failed: " + t, t);
+        }
+        return endOffset + batchWriter.count() - 1;
+    }
+
+    /**
+     * Fills in the batch header and closes the document: from here the batch's events are in the mapped file (they
+     * survive a process crash) and visible to readers. A batch with no event writes nothing. Journal writer thread
+     * only.
+     *
+     * @return the number of events committed
+     * @throws SluiceException.JournalException if the write failed; nothing of the batch was appended
+     */
+    public int commitBatch() {
+        if (batchDocument == null) {
+            return 0;
+        }
+        int count = batchWriter.count();
+        if (count == 0) {
+            abortBatch();
+            return 0;
+        }
+        long base = endOffset;
+        try {
+            long size = batchWriter.finish(base);
+            DocumentContext dc = batchDocument;
+            batchDocument = null;
+            dc.close();
+            appendedBytes += size;
+        } catch (Throwable t) {
+            abortBatch();
             discardAppender();
             throw new SluiceException.JournalException(partition + ": journal append failed: " + t, t);
         }
         // lastIndexAppended() can scan the index, so ask for it only when a new cycle file has begun
         int cycle = appender.cycle();
         if (cycle != lastCycle) {
-            long index = appender.lastIndexAppended();
-            cycleByBaseOffset.put(offset - rollCycle.toSequenceNumber(index), rollCycle.toCycle(index));
+            if (!cycleByBaseOffset.containsValue(cycle)) { // the first batch of a new cycle file
+                firstSequenceByCycle.put(cycle, rollCycle.toSequenceNumber(appender.lastIndexAppended()));
+                cycleByBaseOffset.put(base, cycle);
+            }
             lastCycle = cycle;
             unsyncedCycles.add(cycle);
             directoryUnsynced = true;
@@ -275,8 +393,23 @@ public final class PartitionJournal implements AutoCloseable {
                 syncQuietly(); // a JOURNAL-only partition never syncs: keep the set bounded
             }
         }
-        endOffset = offset + 1; // volatile write publishes the record to readers
-        return offset;
+        endOffset = base + count; // volatile write publishes the batch to readers
+        return count;
+    }
+
+    /** Discards the open batch, if any: its document is rolled back and nothing of it is stored. */
+    public void abortBatch() {
+        batchWriter.abandon();
+        DocumentContext dc = batchDocument;
+        batchDocument = null;
+        if (dc != null) {
+            try {
+                dc.rollbackOnClose();
+                dc.close();
+            } catch (Throwable ignored) {
+                // the caller discards the appender when the write itself failed; its state no longer matters
+            }
+        }
     }
 
     /** statfs at most every diskCheckIntervalBytes appended, and on every append while the disk is full. */
@@ -384,13 +517,55 @@ public final class PartitionJournal implements AutoCloseable {
         return appendedBytes;
     }
 
-    /** Chronicle index of {@code offset}, or -1 if it is not retained. */
-    long indexOf(long offset) {
+    /**
+     * Chronicle index of the batch holding {@code offset}, or -1 if it is not retained. Moves {@code tailer}: a
+     * galloping then binary search over the cycle's sequence numbers, reading the base offset of each probed batch.
+     */
+    long documentIndexOf(ExcerptTailer tailer, long offset) {
         Map.Entry<Long, Integer> e = cycleByBaseOffset.floorEntry(offset);
         if (e == null) {
             return -1;
         }
-        return rollCycle.toIndex(e.getValue(), offset - e.getKey());
+        int cycle = e.getValue();
+        long lo = firstSequenceByCycle.getOrDefault(cycle, 0L); // base(lo) <= offset: the cycle's first batch
+        long hi;
+        long step = 1;
+        while (true) {
+            long probe = lo + step;
+            long base = baseOffsetAt(tailer, cycle, probe);
+            if (base < 0 || base > offset) {
+                hi = probe;
+                break;
+            }
+            lo = probe;
+            step <<= 1;
+        }
+        while (hi - lo > 1) { // base(lo) <= offset < base(hi), or hi is past the cycle's last batch
+            long mid = (lo + hi) >>> 1;
+            long base = baseOffsetAt(tailer, cycle, mid);
+            if (base >= 0 && base <= offset) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        return rollCycle.toIndex(cycle, lo);
+    }
+
+    /** Base offset of the batch at (cycle, sequence), or -1 if there is none. */
+    private long baseOffsetAt(ExcerptTailer tailer, int cycle, long sequence) {
+        long index = rollCycle.toIndex(cycle, sequence);
+        if (!tailer.moveToIndex(index)) {
+            return -1;
+        }
+        try (DocumentContext dc = tailer.readingDocument()) {
+            if (!dc.isPresent() || dc.index() != index) {
+                return -1;
+            }
+            Bytes<?> in = dc.wire().bytes();
+            checkFraming(in, in.readPosition(), in.readRemaining());
+            return RecordBatchCodec.baseOffset(in, in.readPosition());
+        }
     }
 
     public JournalReader openReader() {
@@ -420,13 +595,30 @@ public final class PartitionJournal implements AutoCloseable {
     }
 
     private long timestampAt(ExcerptTailer tailer, long offset) {
-        long index = indexOf(offset);
+        long index = documentIndexOf(tailer, offset);
         if (index < 0 || !tailer.moveToIndex(index)) {
             return Long.MIN_VALUE;
         }
         try (DocumentContext dc = tailer.readingDocument()) {
-            return dc.isPresent() ? RecordCodec.readTimestamp(dc.wire().bytes()) : Long.MIN_VALUE;
+            if (!dc.isPresent()) {
+                return Long.MIN_VALUE;
+            }
+            Bytes<?> in = dc.wire().bytes();
+            RecordBatchCodec.Cursor cursor = new RecordBatchCodec.Cursor();
+            String problem = cursor.open(in, in.readPosition(), in.readRemaining(), true);
+            if (problem != null) {
+                throw corrupt(offset, problem);
+            }
+            while (cursor.hasNext() && cursor.peekOffset() < offset) {
+                cursor.skip();
+            }
+            return cursor.hasNext() ? cursor.next(partition.topic(), partition.partition()).timestamp() : Long.MIN_VALUE;
         }
+    }
+
+    SluiceException.CorruptRecordException corrupt(long offset, String problem) {
+        return new SluiceException.CorruptRecordException(partition + ": the journal batch holding offset " + offset
+                + " in " + dir + " is damaged: " + problem, partition, offset);
     }
 
     /**
@@ -483,6 +675,7 @@ public final class PartitionJournal implements AutoCloseable {
             // move the start first so readers stop mapping offsets into the file before it disappears
             startOffset = nextBase;
             cycleByBaseOffset.remove(oldest.getKey());
+            firstSequenceByCycle.remove(cycle);
             try {
                 Files.deleteIfExists(file);
                 bytes -= cycleBytes;
@@ -499,23 +692,9 @@ public final class PartitionJournal implements AutoCloseable {
         return deleted;
     }
 
-    /** Reads the record at the current tailer position, or null at the end. */
-    static ConsumerRecord readNext(ExcerptTailer tailer, TopicPartition tp) {
-        while (true) {
-            try (DocumentContext dc = tailer.readingDocument()) {
-                if (!dc.isPresent()) {
-                    return null;
-                }
-                if (dc.isMetaData()) {
-                    continue;
-                }
-                return RecordCodec.read(dc.wire().bytes(), tp.topic(), tp.partition());
-            }
-        }
-    }
-
     /** Releases the appender; journal writer thread only (Chronicle appenders are bound to their thread). */
     public void closeAppender() {
+        abortBatch();
         if (appender != null) {
             appender.close();
             appender = null;
@@ -525,6 +704,7 @@ public final class PartitionJournal implements AutoCloseable {
     /** Closes the queue. Call after the journal writer stopped. */
     @Override
     public void close() {
+        abortBatch();
         if (appender != null) {
             appender.singleThreadedCheckReset();
             appender.close();
