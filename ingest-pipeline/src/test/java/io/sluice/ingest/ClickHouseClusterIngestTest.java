@@ -171,6 +171,16 @@ class ClickHouseClusterIngestTest {
                 assertThat(pipeline.failure()).isNull();
             }
         }
+        // a query through the Distributed table reads one replica per shard, any of them: let every replica catch up
+        for (int shard = 1; shard <= 2; shard++) {
+            for (int replica = 1; replica <= 2; replica++) {
+                ClickHouseServer node = cluster.node(shard, replica);
+                ClickHouseServer other = cluster.node(shard, 3 - replica);
+                node.execute("SYSTEM SYNC REPLICA " + DB + ".dist_local");
+                Await.until("replica " + shard + "." + replica + " to hold its shard's rows", Duration.ofSeconds(60),
+                        () -> count(node, "dist_local") == count(other, "dist_local"));
+            }
+        }
         assertThat(Tables.contentSummary(cluster.node(1, 1), DB + ".dist")).isEqualTo(Tables.expectedSummary(n));
         assertThat(count(cluster.node(1, 1), "dist_local")).isPositive().isLessThan(n); // spread over both shards
     }
