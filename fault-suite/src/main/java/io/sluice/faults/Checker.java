@@ -105,11 +105,12 @@ public final class Checker {
     }
 
     /** Checks a finished run: its history and its tables. */
-    public static Report check(long seed, Path historyFile, ClickHouseServer clickHouse, List<Cluster.Table> tables, int members) {
+    public static Report check(long seed, Path historyFile, List<Cluster.Table> tables, int members) {
         Facts f = read(historyFile);
         List<Report.TableResult> results = new ArrayList<>();
         for (Cluster.Table t : tables) {
             BitSet present = new BitSet();
+            ClickHouseServer clickHouse = t.server();
             for (String line : clickHouse.queryLines("SELECT id FROM " + t.name() + " GROUP BY id")) {
                 present.set((int) Long.parseLong(line.trim()));
             }
