@@ -8,6 +8,7 @@ import io.sluice.core.ProducerRecord;
 import io.sluice.core.TopicConfig;
 import io.sluice.core.TopicPartition;
 import io.sluice.testkit.Await;
+import io.sluice.testkit.ChildJvm;
 import io.sluice.testkit.ClickHouseCluster;
 import io.sluice.testkit.ClickHouseServer;
 import org.junit.jupiter.api.AfterAll;
@@ -20,6 +21,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import static io.sluice.ingest.Tables.event;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -67,6 +70,19 @@ class ClickHouseClusterIngestTest {
                 + ClickHouseCluster.CLUSTER + ", " + DB + ", " + table + "_local, rand())");
     }
 
+    /** A query through a Distributed table reads one replica per shard, any of them: let every replica catch up. */
+    static void syncReplicas(String localTable) {
+        for (int shard = 1; shard <= 2; shard++) {
+            for (int replica = 1; replica <= 2; replica++) {
+                ClickHouseServer node = cluster.node(shard, replica);
+                ClickHouseServer other = cluster.node(shard, 3 - replica);
+                node.execute("SYSTEM SYNC REPLICA " + DB + "." + localTable);
+                Await.until("replica " + shard + "." + replica + " to hold its shard's rows", Duration.ofSeconds(60),
+                        () -> count(node, localTable) == count(other, localTable));
+            }
+        }
+    }
+
     static long count(ClickHouseServer node, String table) {
         try {
             return node.queryLong("SELECT count() FROM " + DB + "." + table);
@@ -91,7 +107,7 @@ class ClickHouseClusterIngestTest {
     }
 
     @Test
-    void everyRowLandsOnceOnItsShardThroughAReplicaKillAndAShardOutage() {
+    void everyRowLandsOnceOnItsShardThroughAZooKeeperKillAReplicaKillAndAShardOutage() {
         createTables("events");
         int n = 40_000;
         Properties p = new Properties();
@@ -113,8 +129,15 @@ class ClickHouseClusterIngestTest {
         try (Broker broker = Broker.open(BrokerConfig.builder(dir.resolve("events")).build())) {
             broker.createTopic(TopicConfig.of("events", 4));
             try (IngestPipeline pipeline = IngestPipeline.start(config, broker::newConsumer)) {
+                // ZooKeeper SIGKILLed while the first rows are on their way: every replicated table turns read-only
+                // (or its inserts fail with the lost session); the pipeline retries until ZooKeeper is back
+                cluster.killZooKeeper();
                 produce(broker, "events", 0, n / 4);
-                Await.until("rows on both shards", Duration.ofSeconds(60),
+                Await.until("inserts to fail and be retried while ZooKeeper is down", Duration.ofSeconds(30),
+                        () -> pipeline.metrics().get("retries").longValue() > 0);
+                LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(3));
+                cluster.startZooKeeper();
+                Await.until("rows on both shards", Duration.ofSeconds(90),
                         () -> count(s1r1, "events_local") > 0 && count(s2r1, "events_local") > 0);
 
                 // a replica of shard 1 SIGKILLed mid-run: its shard's inserts move to the other replica. (Blocks
@@ -156,6 +179,44 @@ class ClickHouseClusterIngestTest {
     }
 
     @Test
+    void anIngesterSigkilledInFrontOfTheClusterLosesNothingAndDoublesNothing() throws Exception {
+        createTables("crash");
+        int n = 40_000;
+        Path brokerDir = dir.resolve("crash");
+        try (Broker broker = Broker.open(BrokerConfig.builder(brokerDir).build())) {
+            broker.createTopic(TopicConfig.of("crash", 4));
+            produce(broker, "crash", 0, n);
+        }
+        ClickHouseServer s1 = cluster.node(1, 1);
+        ClickHouseServer s2 = cluster.node(2, 1);
+        long atKill;
+        try (ChildJvm child = ChildJvm.start(CrashChild.class, "cluster", brokerDir.toString(), cluster.shardsSetting(),
+                DB + ".crash_local", "crash")) {
+            assertThat(child.readLine()).startsWith("started");
+            Await.until("rows on both shards", Duration.ofSeconds(90),
+                    () -> count(s1, "crash_local") > 0 && count(s2, "crash_local") > 0);
+            child.kill();
+            atKill = count(s1, "crash_local") + count(s2, "crash_local");
+        }
+        assertThat(atKill).isLessThan(n);
+        Properties p = new Properties();
+        p.setProperty("ingest.crash.topic", "crash");
+        p.setProperty("ingest.crash.clickhouse.shards", cluster.shardsSetting());
+        p.setProperty("ingest.crash.table", DB + ".crash_local");
+        p.setProperty("ingest.crash.strategy", "offset-range");
+        p.setProperty("ingest.crash.batch.rows", "1000");
+        p.setProperty("ingest.crash.linger.ms", "5");
+        try (Broker broker = Broker.open(BrokerConfig.builder(brokerDir).build());
+             IngestPipeline pipeline = IngestPipeline.start(IngestPipeline.configsFromProperties(p).get(0), broker::newConsumer)) {
+            Await.until("every row through the Distributed table", Duration.ofSeconds(120), () -> count(s1, "crash") == n);
+            Await.until("committed to the end", Duration.ofSeconds(30), () -> pipeline.metrics().get("lag").longValue() == 0);
+            System.out.println("cluster ingest after SIGKILL: " + atKill + " rows at the kill; " + pipeline.metrics());
+        }
+        syncReplicas("crash_local");
+        assertThat(Tables.contentSummary(s1, DB + ".crash")).isEqualTo(Tables.expectedSummary(n));
+    }
+
+    @Test
     void insertingThroughADistributedTableLandsEveryRow() {
         createTables("dist");
         int n = 10_000;
@@ -171,6 +232,7 @@ class ClickHouseClusterIngestTest {
                 assertThat(pipeline.failure()).isNull();
             }
         }
+        syncReplicas("dist_local");
         assertThat(Tables.contentSummary(cluster.node(1, 1), DB + ".dist")).isEqualTo(Tables.expectedSummary(n));
         assertThat(count(cluster.node(1, 1), "dist_local")).isPositive().isLessThan(n); // spread over both shards
     }
