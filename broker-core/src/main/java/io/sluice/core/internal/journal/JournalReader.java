@@ -116,16 +116,28 @@ public final class JournalReader implements PartitionReader {
                     while (cursor.hasNext() && cursor.peekOffset() < position) {
                         cursor.skip();
                     }
-                    while (cursor.hasNext() && count < maxRecords && position < end && (count == 0 || bytes < maxBytes)) {
-                        ConsumerRecord record = cursor.next(tp.topic(), tp.partition());
-                        sink.accept(record);
-                        position++;
-                        count++;
-                        bytes += record.value().length + (record.key() == null ? 0 : record.key().length);
-                    }
                 } catch (IllegalStateException | IndexOutOfBoundsException e) {
                     positioned = false;
                     throw journal.corrupt(position, e.getMessage());
+                }
+                while (cursor.hasNext() && count < maxRecords && position < end && (count == 0 || bytes < maxBytes)) {
+                    ConsumerRecord record;
+                    try {
+                        record = cursor.next(tp.topic(), tp.partition());
+                    } catch (IllegalStateException | IndexOutOfBoundsException e) {
+                        positioned = false;
+                        throw journal.corrupt(position, e.getMessage());
+                    }
+                    try {
+                        sink.accept(record);
+                    } catch (RuntimeException e) {
+                        positioned = false; // the tailer moves past this batch on close: find the position again
+                        resumeIndex = -1;
+                        throw e;
+                    }
+                    position++;
+                    count++;
+                    bytes += record.value().length + (record.key() == null ? 0 : record.key().length);
                 }
                 if (cursor.hasNext()) {
                     // stopped inside the batch: the tailer moves past it on close, so come back to it next time

@@ -134,6 +134,24 @@ class BatchJournalTest {
     }
 
     @Test
+    void aSinkThatThrowsInsideABatchLeavesTheReaderAtTheFirstUndeliveredOffset() {
+        try (PartitionJournal journal = new PartitionJournal(tp, dir, RollCycleType.FIVE_MINUTELY, clock, 0);
+             JournalReader reader = journal.openReader()) {
+            writeBatches(journal, 0, new int[]{3, 7, 2}, new int[3]);
+            List<Long> seen = new ArrayList<>();
+            assertThatThrownBy(() -> reader.read(100, 1 << 20, r -> {
+                if (r.offset() == 5) {
+                    throw new IllegalStateException("application failure at 5");
+                }
+                seen.add(r.offset());
+            })).hasMessageContaining("application failure at 5");
+            assertThat(reader.position()).isEqualTo(5);
+            reader.read(100, 1 << 20, r -> seen.add(r.offset()));
+            assertThat(seen).containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L, 11L);
+        }
+    }
+
+    @Test
     void aFlippedByteInAClosedJournalIsReportedWithPartitionAndOffset() throws Exception {
         try (PartitionJournal journal = new PartitionJournal(tp, dir, RollCycleType.FIVE_MINUTELY, clock, 0)) {
             writeBatches(journal, 0, new int[]{5, 5, 5, 5, 5}, new int[5]);
