@@ -19,7 +19,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -168,9 +167,7 @@ class ClickHouseClusterIngestTest {
         }
         // exactly once over the whole cluster, and each partition on its own shard only (partition mod 2)
         assertThat(Tables.contentSummary(s1r2, DB + ".events")).isEqualTo(Tables.expectedSummary(n));
-        for (ClickHouseServer node : List.of(s1r1, s1r2, s2r1, s2r2)) {
-            node.execute("SYSTEM SYNC REPLICA " + DB + ".events_local");
-        }
+        syncReplicas("events_local"); // s1r1 was killed: it fetches the parts it missed from s1r2
         assertThat(s1r1.queryLines("SELECT DISTINCT _sluice_partition % 2 FROM " + DB + ".events_local")).containsExactly("0");
         assertThat(s2r1.queryLines("SELECT DISTINCT _sluice_partition % 2 FROM " + DB + ".events_local")).containsExactly("1");
         // the replicas of a shard agree after replication
