@@ -214,6 +214,27 @@ class GroupGenerationsTest {
         heir.close();
     }
 
+    @Test
+    void generationsNeverRepeatNotAcrossAnEmptyGroupNorAcrossABrokerRestart() {
+        ConsumerGroups groups = broker.groups();
+        ConsumerGroups.Membership a = groups.join("workers", "jobs", null, ConsumerGroups.NO_GENERATION, "a", 5_000);
+        assertThat(a.generation()).isEqualTo(1);
+        groups.leave("workers", a.memberId());
+        // the group emptied and was dropped; it comes back one generation on
+        ConsumerGroups.Membership b = groups.join("workers", "jobs", null, ConsumerGroups.NO_GENERATION, "b", 5_000);
+        assertThat(b.generation()).isEqualTo(2);
+
+        // the broker restarts (members are not kept): a member of the earlier lifetime holds generation 2, so the
+        // restarted broker hands out 3 — the same (generation, partition) never has two owners
+        broker.close();
+        broker = Broker.open(BrokerConfig.builder(dir).clock(now::get).build());
+        ConsumerGroups.Membership c = broker.groups().join("workers", "jobs", null, ConsumerGroups.NO_GENERATION, "c", 5_000);
+        assertThat(c.generation()).isEqualTo(3);
+        assertThatThrownBy(() -> broker.groups().commit("workers", b.memberId(), 2, Map.of(p0, 1L)))
+                .isInstanceOf(SluiceException.GroupException.class);
+        assertThat(broker.groups().committed("workers", p0)).isEmpty();
+    }
+
     private Map<String, Set<TopicPartition>> groupMembers() {
         return broker.groups().describe().stream().filter(g -> g.groupId().equals("workers"))
                 .findFirst().map(ConsumerGroups.GroupDescription::members).orElse(Map.of());

@@ -46,18 +46,11 @@ public final class Checker {
         long consumerFailures;
         long healFailures;
         boolean generationsKnown;
-        /** broker lifetimes so far: generations restart with the broker, so they are compared within one lifetime */
-        int brokerEpoch;
     }
 
     static Facts read(Path historyFile) {
         Facts f = new Facts();
         History.read(historyFile, op -> {
-            for (JsonNode r : op.path("restarted")) {
-                if (r.asText().equals("broker")) {
-                    f.brokerEpoch++;
-                }
-            }
             String fn = op.path("f").asText();
             String type = op.path("type").asText();
             switch (fn) {
@@ -71,7 +64,7 @@ public final class Checker {
                     int gen = op.path("gen").asInt(-1);
                     if (gen >= 0) {
                         f.generationsKnown = true;
-                        f.ownersByGenerationPartition.computeIfAbsent("lifetime " + f.brokerEpoch + ", generation " + gen
+                        f.ownersByGenerationPartition.computeIfAbsent("generation " + gen
                                         + ", partition " + op.path("partition").asInt(), k -> new HashSet<>())
                                 .add(op.path("member").asText());
                     }
@@ -112,11 +105,12 @@ public final class Checker {
     }
 
     /** Checks a finished run: its history and its tables. */
-    public static Report check(long seed, Path historyFile, ClickHouseServer clickHouse, List<Cluster.Table> tables, int members) {
+    public static Report check(long seed, Path historyFile, List<Cluster.Table> tables, int members) {
         Facts f = read(historyFile);
         List<Report.TableResult> results = new ArrayList<>();
         for (Cluster.Table t : tables) {
             BitSet present = new BitSet();
+            ClickHouseServer clickHouse = t.server();
             for (String line : clickHouse.queryLines("SELECT id FROM " + t.name() + " GROUP BY id")) {
                 present.set((int) Long.parseLong(line.trim()));
             }

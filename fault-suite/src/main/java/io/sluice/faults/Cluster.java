@@ -6,6 +6,7 @@ import io.sluice.core.TopicConfig;
 import io.sluice.testkit.ClickHouseServer;
 import io.sluice.testkit.FaultProxy;
 import io.sluice.testkit.RedisServer;
+import io.sluice.testkit.ZooKeeperServer;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -23,9 +24,12 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The real processes of a run: a private ClickHouse behind a {@link FaultProxy}, a private Redis behind a raw TCP
- * proxy (when {@code worker-pool} is in the run), {@code sluice broker} with an {@code ingest.<name>.*} section per
- * broker-side strategy, and a {@code sluice ingest} process for the journal strategy. Every ingest pipeline talks to
- * ClickHouse and Redis through the proxies; the checker queries ClickHouse directly.
+ * proxy (when {@code worker-pool} is in the run), a second private ClickHouse with its private ZooKeeper behind its
+ * own {@link FaultProxy} (when {@code replicated} is in the run: the offset-range strategy into a
+ * {@code ReplicatedMergeTree}, exactly-once through replicated block deduplication), {@code sluice broker} with an
+ * {@code ingest.<name>.*} section per broker-side strategy, and a {@code sluice ingest} process for the journal
+ * strategy. Every ingest pipeline talks to ClickHouse and Redis through the proxies; the checker queries each
+ * table's ClickHouse directly.
  *
  * <p>The broker's journal lives on a 512 MiB tmpfs when the run is root and {@link FaultKind#DISK_FULL} is enabled
  * (mounted here, unmounted by {@link #close()}).
@@ -33,8 +37,8 @@ import java.util.concurrent.TimeUnit;
 public final class Cluster implements AutoCloseable {
     public static final String TOPIC = "events";
 
-    /** A ClickHouse table fed by one strategy, and what the docs promise for it. */
-    public record Table(String strategy, String name, boolean exactlyOnce) {
+    /** A ClickHouse table fed by one strategy, the server it lives on, and what the docs promise for it. */
+    public record Table(String strategy, String name, boolean exactlyOnce, ClickHouseServer server) {
     }
 
     private final TortureConfig config;
@@ -42,6 +46,8 @@ public final class Cluster implements AutoCloseable {
     private final RedisServer redis;
     private final FaultProxy clickHouseProxy;
     private final FaultProxy redisProxy;
+    private final ClickHouseServer replicated;
+    private final FaultProxy replicatedProxy;
     private final Node broker;
     private final Node ingest;
     private final List<Table> tables = new ArrayList<>();
@@ -64,6 +70,13 @@ public final class Cluster implements AutoCloseable {
             this.redis = null;
             this.redisProxy = null;
         }
+        if (config.has("replicated") && clickHouse.isPrivate()) {
+            this.replicated = ClickHouseServer.replicated(); // starts the shared private ZooKeeper first
+            this.replicatedProxy = FaultProxy.forUrl(replicated.url());
+        } else {
+            this.replicated = null;
+            this.replicatedProxy = null;
+        }
         this.dataDir = run.resolve("broker-data");
         this.tmpfs = config.faults().contains(FaultKind.DISK_FULL) && mountTmpfs(dataDir);
         this.port = freePort();
@@ -79,7 +92,7 @@ public final class Cluster implements AutoCloseable {
         if (config.has("coalescing")) {
             String t = db + ".coalescing";
             clickHouse.execute("CREATE TABLE " + t + " (id UInt64, p UInt32) ENGINE = MergeTree ORDER BY id");
-            tables.add(new Table("coalescing", t, false));
+            tables.add(new Table("coalescing", t, false, clickHouse));
             section(props, "co", t, "coalescing");
         }
         if (config.has("worker-pool")) {
@@ -88,12 +101,21 @@ public final class Cluster implements AutoCloseable {
                     + " ENGINE = MergeTree ORDER BY (_sluice_entry, _sluice_index)");
             // at-least-once end to end: the entry columns make rows exactly-once per stream entry, but an event the
             // topic ingestor re-sends after a failed XADD (Redis killed, cut or stalled) is a new entry
-            tables.add(new Table("worker-pool", t, false));
+            tables.add(new Table("worker-pool", t, false, clickHouse));
             section(props, "wp", t, "worker-pool");
             props.put("ingest.wp.redis.url", "redis://127.0.0.1:" + redisProxy.port());
             props.put("ingest.wp.redis.stream", "torture-" + db);
             props.put("ingest.wp.workers", "2");
             props.put("ingest.wp.redis.claim.idle.ms", Long.toString(Math.max(5_000, 3 * config.insertTimeoutMillis())));
+        }
+        if (replicated != null) {
+            String t = replicated.createDatabase("torture") + ".replicated";
+            replicated.execute("CREATE TABLE " + t + " (id UInt64, p UInt32, _sluice_partition UInt32, _sluice_offset UInt64)"
+                    + " ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/" + t + "', '{replica}')"
+                    + " ORDER BY (_sluice_partition, _sluice_offset)");
+            tables.add(new Table("replicated", t, true, replicated));
+            section(props, "rep", t, "offset-range");
+            props.put("ingest.rep.clickhouse.url", replicatedProxy.url());
         }
         Path brokerConfig = run.resolve("broker.properties");
         StringBuilder sb = new StringBuilder();
@@ -110,7 +132,7 @@ public final class Cluster implements AutoCloseable {
             String t = db + ".journal";
             clickHouse.execute("CREATE TABLE " + t + " (id UInt64, p UInt32, _sluice_partition UInt32, _sluice_offset UInt64)"
                     + " ENGINE = MergeTree ORDER BY (_sluice_partition, _sluice_offset)");
-            tables.add(new Table("journal", t, true));
+            tables.add(new Table("journal", t, true, clickHouse));
             this.ingest = new Node("ingest", run, "256m", Map.of(), "sluice ingest: IngestConfig[",
                     "ingest", "--bootstrap", bootstrap(), "--topic", TOPIC, "--clickhouse", clickHouseProxy.url(),
                     "--table", t, "--strategy", "journal", "--batch-rows", "500", "--linger-ms", "50",
@@ -177,6 +199,16 @@ public final class Cluster implements AutoCloseable {
         return clickHouseProxy;
     }
 
+    /** The proxies in front of every ClickHouse of the run (the shared one first). */
+    public List<FaultProxy> clickHouseProxies() {
+        return replicatedProxy == null ? List.of(clickHouseProxy) : List.of(clickHouseProxy, replicatedProxy);
+    }
+
+    /** The ZooKeeper of the replicated ClickHouse, or null when {@code replicated} is not in the run. */
+    public ZooKeeperServer zooKeeper() {
+        return replicated == null ? null : ZooKeeperServer.shared();
+    }
+
     public FaultProxy redisProxy() {
         return redisProxy;
     }
@@ -199,7 +231,15 @@ public final class Cluster implements AutoCloseable {
      */
     public List<String> heal() {
         List<String> restarted = new ArrayList<>();
-        clickHouseProxy.heal();
+        clickHouseProxies().forEach(FaultProxy::heal);
+        if (replicated != null) {
+            ZooKeeperServer zk = ZooKeeperServer.shared();
+            zk.resume();
+            if (!zk.isRunning()) {
+                zk.start();
+                restarted.add("zookeeper");
+            }
+        }
         if (redisProxy != null) {
             redisProxy.heal();
         }
@@ -232,7 +272,7 @@ public final class Cluster implements AutoCloseable {
             ingest.close();
         }
         broker.close();
-        clickHouseProxy.close();
+        clickHouseProxies().forEach(FaultProxy::close);
         if (redisProxy != null) {
             redisProxy.close();
         }

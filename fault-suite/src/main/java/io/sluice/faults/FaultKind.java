@@ -33,6 +33,10 @@ public enum FaultKind {
     REDIS_STALL,
     /** Every connection to Redis is cut. */
     REDIS_CUT,
+    /** SIGKILL of the ZooKeeper of the replicated ClickHouse ({@code replicated} strategy), restarted when the fault ends. */
+    ZOOKEEPER_KILL,
+    /** SIGSTOP/SIGCONT of that ZooKeeper: the replicated table's inserts wait, then fail as read-only. */
+    ZOOKEEPER_PAUSE,
     /** A group member stops polling past its session timeout, then resumes as if nothing happened (a zombie). */
     MEMBER_PAUSE,
     /** The broker's journal file system fills up (a tmpfs, root only), then space returns. */
@@ -41,6 +45,10 @@ public enum FaultKind {
     /** Which component must be present for this fault to make sense. */
     boolean needsRedis() {
         return name().startsWith("REDIS_");
+    }
+
+    boolean needsZooKeeper() {
+        return name().startsWith("ZOOKEEPER_");
     }
 
     boolean needsIngestProcess() {

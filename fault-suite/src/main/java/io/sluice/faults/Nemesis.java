@@ -44,6 +44,7 @@ public final class Nemesis implements AutoCloseable {
                 continue;
             }
             if (k.needsRedis() && cluster.redis() == null || k.needsIngestProcess() && cluster.ingest() == null
+                    || k.needsZooKeeper() && cluster.zooKeeper() == null
                     || k == FaultKind.MEMBER_PAUSE && config.members() == 0
                     || k == FaultKind.DISK_FULL && !cluster.onTmpfs()
                     || (k == FaultKind.CLICKHOUSE_KILL || k == FaultKind.CLICKHOUSE_PAUSE) && !cluster.clickHouse().isPrivate()
@@ -93,7 +94,7 @@ public final class Nemesis implements AutoCloseable {
         }
         Path ballast = cluster.dataDir().resolve("ballast");
         try {
-            FaultProxy ch = cluster.clickHouseProxy();
+            List<FaultProxy> ch = cluster.clickHouseProxies();
             FaultProxy rp = cluster.redisProxy();
             long late = Math.max(2 * config.insertTimeoutMillis(), 1_500);
             switch (kind) {
@@ -103,12 +104,14 @@ public final class Nemesis implements AutoCloseable {
                 case INGEST_PAUSE -> cluster.ingest().pause();
                 case CLICKHOUSE_KILL -> cluster.clickHouse().kill();
                 case CLICKHOUSE_PAUSE -> cluster.clickHouse().pause();
-                case CLICKHOUSE_LATE_REQUESTS -> ch.onRequest(r -> r.isInsert() ? FaultProxy.Fault.delay(Duration.ofMillis(late)) : FaultProxy.Fault.PASS);
-                case CLICKHOUSE_LOST_RESPONSES -> ch.onRequest(r -> r.isInsert() ? FaultProxy.Fault.DROP_RESPONSE : FaultProxy.Fault.PASS);
-                case CLICKHOUSE_CUT -> {
-                    ch.onRequest(r -> r.isInsert() ? FaultProxy.Fault.CUT : FaultProxy.Fault.PASS);
-                    ch.cutAll();
-                }
+                case CLICKHOUSE_LATE_REQUESTS -> ch.forEach(p -> p.onRequest(r -> r.isInsert() ? FaultProxy.Fault.delay(Duration.ofMillis(late)) : FaultProxy.Fault.PASS));
+                case CLICKHOUSE_LOST_RESPONSES -> ch.forEach(p -> p.onRequest(r -> r.isInsert() ? FaultProxy.Fault.DROP_RESPONSE : FaultProxy.Fault.PASS));
+                case CLICKHOUSE_CUT -> ch.forEach(p -> {
+                    p.onRequest(r -> r.isInsert() ? FaultProxy.Fault.CUT : FaultProxy.Fault.PASS);
+                    p.cutAll();
+                });
+                case ZOOKEEPER_KILL -> cluster.zooKeeper().kill();
+                case ZOOKEEPER_PAUSE -> cluster.zooKeeper().pause();
                 case REDIS_KILL -> cluster.redis().kill();
                 case REDIS_PAUSE -> cluster.redis().pause();
                 case REDIS_DELAY -> rp.delayAll(Duration.ofMillis(200 + random.nextInt(800)));

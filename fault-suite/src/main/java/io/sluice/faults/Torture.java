@@ -57,7 +57,7 @@ public final class Torture {
                 workload.stopConsuming();
             }
             history.flush();
-            Report report = Checker.check(config.seed(), history.file(), cluster.clickHouse(), cluster.tables(), config.members());
+            Report report = Checker.check(config.seed(), history.file(), cluster.tables(), config.members());
             String text = report.format() + "processes that exited before they were ready (started again): "
                     + cluster.failedStarts() + "\n";
             out.print(text);
@@ -80,17 +80,17 @@ public final class Torture {
         int[] stable = {0};
         try {
             Await.until("everything acknowledged landed and was consumed", config.settle(), () -> {
-                if (cluster.clickHouseProxy().delayedPending() > 0) {
+                if (cluster.clickHouseProxies().stream().anyMatch(p -> p.delayedPending() > 0)) {
                     return false;
                 }
                 long rows = 0;
                 for (Cluster.Table t : cluster.tables()) {
                     BitSet missing = (BitSet) acked.clone();
                     try {
-                        for (String line : cluster.clickHouse().queryLines("SELECT id FROM " + t.name() + " GROUP BY id")) {
+                        for (String line : t.server().queryLines("SELECT id FROM " + t.name() + " GROUP BY id")) {
                             missing.clear((int) Long.parseLong(line.trim()));
                         }
-                        rows += cluster.clickHouse().queryLong("SELECT count() FROM " + t.name());
+                        rows += t.server().queryLong("SELECT count() FROM " + t.name());
                     } catch (RuntimeException e) {
                         return false;
                     }

@@ -14,7 +14,9 @@ import java.util.Set;
  * @param seed            the run's seed, printed first
  * @param duration        how long the nemesis injects faults (the workload runs as long, then settles)
  * @param strategies      ingest strategies to land into ClickHouse: {@code journal} (a {@code sluice ingest}
- *                        process), {@code coalescing} and {@code worker-pool} (sections of the broker's config)
+ *                        process), {@code coalescing}, {@code worker-pool} and {@code replicated} (sections of the
+ *                        broker's config; {@code replicated} is the offset-range strategy into a
+ *                        {@code ReplicatedMergeTree} on a second ClickHouse with its own ZooKeeper)
  * @param faults          the fault kinds the nemesis may choose from
  * @param producers       producer clients, each with its own connection
  * @param eventsPerSecond per producer
@@ -28,7 +30,7 @@ import java.util.Set;
 public record TortureConfig(long seed, Duration duration, Set<String> strategies, Set<FaultKind> faults, int producers,
                             int eventsPerSecond, int members, int partitions, long sessionTimeoutMillis,
                             long insertTimeoutMillis, Duration settle, Path runDir) {
-    public static final List<String> STRATEGIES = List.of("journal", "coalescing", "worker-pool");
+    public static final List<String> STRATEGIES = List.of("journal", "coalescing", "worker-pool", "replicated");
 
     public TortureConfig {
         if (duration.isNegative() || duration.isZero()) {

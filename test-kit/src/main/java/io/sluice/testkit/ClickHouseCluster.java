@@ -88,6 +88,16 @@ public final class ClickHouseCluster implements AutoCloseable {
         return zooKeeper.port;
     }
 
+    /** SIGKILL of the cluster's ZooKeeper: replicated tables turn read-only until it is back. */
+    public void killZooKeeper() {
+        zooKeeper.kill();
+    }
+
+    /** Starts the cluster's ZooKeeper again (same port, same data) and waits until it answers. */
+    public void startZooKeeper() {
+        zooKeeper.start();
+    }
+
     /** Per shard, the HTTP URLs of its replicas. */
     public List<List<String>> shardUrls() {
         return nodes.stream().map(shard -> shard.stream().map(ClickHouseServer::url).toList()).toList();

@@ -44,6 +44,25 @@ public final class ZooKeeperServer {
         process.start();
     }
 
+    /** SIGKILL (a crash); {@link #start()} brings it back on the same port and data. */
+    public void kill() {
+        process.kill();
+    }
+
+    /** SIGSTOP: sessions stay open but nothing is answered until {@link #resume()}. */
+    public void pause() {
+        process.pause();
+    }
+
+    /** SIGCONT. */
+    public void resume() {
+        process.resume();
+    }
+
+    public boolean isRunning() {
+        return process.isRunning();
+    }
+
     static final class Process extends ServerProcess {
         final int port = freePort();
 

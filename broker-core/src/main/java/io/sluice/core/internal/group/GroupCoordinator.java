@@ -47,8 +47,6 @@ public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
     private final Function<String, Set<TopicPartition>> partitionsOfTopic;
     private final EpochClock clock;
     private final Map<String, Group> groups = new HashMap<>();
-    /** generation of dropped (empty) groups, so a group that comes back keeps counting up: generations never repeat */
-    private final Map<String, Integer> droppedGenerations = new HashMap<>();
     private final Map<String, Map<TopicPartition, Long>> committed;
     private final AtomicLong memberIds = new AtomicLong();
     private final ScheduledExecutorService timer;
@@ -114,7 +112,7 @@ public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
         if (memberId == null) {
             if (group == null) {
                 group = new Group(topic);
-                group.generation = droppedGenerations.getOrDefault(groupId, 0);
+                group.generation = store.lastGeneration(groupId); // a group that comes back keeps counting up
                 groups.put(groupId, group);
             }
             id = clientId + "-" + memberIds.incrementAndGet() + "-" + Long.toHexString(System.nanoTime());
@@ -374,10 +372,7 @@ public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
     }
 
     private void dropEmpty(String groupId) {
-        Group g = groups.remove(groupId);
-        if (g != null) {
-            droppedGenerations.put(groupId, g.generation);
-        }
+        groups.remove(groupId);
         LOG.debug("group '{}' has no members left: dropped (its committed offsets stay)", groupId);
     }
 
@@ -399,7 +394,16 @@ public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
                 return;
             }
         }
-        group.generation++;
+        int nextGeneration = group.generation + 1;
+        try {
+            // durable before any member learns it: after a crash the broker counts on from here, never repeating it
+            store.storeGeneration(groupId, nextGeneration, committed.getOrDefault(groupId, Map.of()));
+        } catch (SluiceException e) {
+            LOG.warn("group '{}': cannot store generation {}, the rebalance stays open until a rejoin retries it: {}",
+                    groupId, nextGeneration, e.getMessage());
+            return;
+        }
+        group.generation = nextGeneration;
         group.rebalancing = false;
         List<TopicPartition> sorted = new ArrayList<>(new TreeSet<>(partitionsOfTopic.apply(group.topic)));
         int n = group.members.size();

@@ -16,15 +16,21 @@ import java.util.Properties;
 import java.util.TreeMap;
 
 /**
- * Committed offsets, one file per group ({@code <dataDir>/groups/<group>.offsets}, a properties file of
- * {@code topic/partition=nextOffset}). Each commit rewrites the group's file to a temporary file and renames it
+ * Committed offsets and the last generation of each group, one file per group
+ * ({@code <dataDir>/groups/<group>.offsets}, a properties file of {@code topic/partition=nextOffset} lines and one
+ * {@code generation=N} line). The generation is written before a rebalance hands it out, so generations never
+ * repeat, not even across broker restarts: a member of an earlier broker lifetime cannot present a generation
+ * that a new member holds. Each commit rewrites the group's file to a temporary file and renames it
  * over the old one, so a crash leaves either the old or the new commit, never a torn file. The temporary file and
  * the directory are fsync'ed ({@link DurableFiles#replace}), so a commit that returned survives an OS crash too.
  * Guarded by the caller.
  */
 final class OffsetStore {
     private static final String SUFFIX = ".offsets";
+    private static final String GENERATION = "generation";
     private final Path dir;
+    /** the last generation stored per group; guarded by the caller */
+    private final Map<String, Integer> generations = new HashMap<>();
 
     OffsetStore(Path dir) {
         this.dir = dir;
@@ -48,6 +54,10 @@ final class OffsetStore {
                 }
                 Map<TopicPartition, Long> offsets = new HashMap<>();
                 for (String key : p.stringPropertyNames()) {
+                    if (key.equals(GENERATION)) {
+                        generations.put(group, Integer.parseInt(p.getProperty(key)));
+                        continue;
+                    }
                     int slash = key.lastIndexOf('/');
                     offsets.put(new TopicPartition(key.substring(0, slash), Integer.parseInt(key.substring(slash + 1))),
                             Long.parseLong(p.getProperty(key)));
@@ -60,8 +70,26 @@ final class OffsetStore {
         return all;
     }
 
+    /** The last generation stored for the group (0 if none): the next one handed out must be above it. */
+    int lastGeneration(String group) {
+        return generations.getOrDefault(group, 0);
+    }
+
+    /** Stores a group's new generation with its offsets, durably, before the generation is handed out. */
+    void storeGeneration(String group, int generation, Map<TopicPartition, Long> offsets) {
+        write(group, generation, offsets);
+        generations.put(group, generation);
+    }
+
     void store(String group, Map<TopicPartition, Long> offsets) {
+        write(group, generations.get(group), offsets);
+    }
+
+    private void write(String group, Integer generation, Map<TopicPartition, Long> offsets) {
         Properties p = new Properties();
+        if (generation != null) {
+            p.setProperty(GENERATION, Integer.toString(generation));
+        }
         for (Map.Entry<TopicPartition, Long> e : new TreeMap<>(offsets).entrySet()) {
             p.setProperty(e.getKey().topic() + "/" + e.getKey().partition(), Long.toString(e.getValue()));
         }
@@ -71,13 +99,14 @@ final class OffsetStore {
             p.store(w, null);
             DurableFiles.replace(target, w.toString().getBytes(StandardCharsets.UTF_8));
         } catch (IOException e) {
-            throw new SluiceException.JournalException("cannot commit offsets of group '" + group + "': " + e, e);
+            throw new SluiceException.JournalException("cannot store offsets and generation of group '" + group + "': " + e, e);
         }
     }
 
     void delete(String group) {
         try {
             Files.deleteIfExists(dir.resolve(encode(group) + SUFFIX));
+            generations.remove(group);
         } catch (IOException e) {
             throw new SluiceException.JournalException("cannot delete offsets of group '" + group + "'", e);
         }
