@@ -6,7 +6,6 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -219,8 +218,21 @@ public final class RedisCluster implements AutoCloseable {
         if (!reply.startsWith("OK")) {
             throw new IllegalStateException("CLUSTER FAILOVER on " + replica + ": " + reply);
         }
-        Await.until(() -> replica + " promoted:\n" + describe(), DEADLINE,
-                () -> replica.command("INFO", "replication").contains("role:master"));
+        Await.until(() -> replica + " promoted, as every running node sees it:\n" + describe(), DEADLINE, () -> {
+            try {
+                if (!replica.command("INFO", "replication").contains("role:master")) {
+                    return false;
+                }
+                for (Node n : nodes) {
+                    if (n.isRunning() && !(";" + masterPorts(n.command("CLUSTER", "NODES"))).contains(";" + replica.port + "=")) {
+                        return false;
+                    }
+                }
+                return true;
+            } catch (RuntimeException e) {
+                return false;
+            }
+        });
     }
 
     /**
@@ -383,11 +395,6 @@ public final class RedisCluster implements AutoCloseable {
             } catch (IOException e) {
                 return false;
             }
-        }
-
-        /** The node's log directory (kept until {@link #close()}). */
-        public Path directory() {
-            return dir;
         }
 
         @Override
