@@ -158,7 +158,7 @@ class RedisClusterIngestTest {
                     }
                 }
                 batch.clear();
-                LockSupport.parkNanos(5_000_000L); // load pacing, not synchronisation
+                LockSupport.parkNanos(20_000_000L); // load pacing (at most 10,000 events/s), not synchronisation
             }
         }
 
@@ -201,19 +201,26 @@ class RedisClusterIngestTest {
             assertThat(sink.guarantee()).isEqualTo(Guarantee.EXACTLY_ONCE_ENTRY_COLUMNS);
             Writer writer = new Writer(sink);
             writer.awaitAcknowledged(3_000);
+            long t0 = System.nanoTime();
 
             // resharding: the stream's slot (stream, group, pending entries) migrates to another master mid-run
             RedisCluster.Node from = cluster.masterOfSlot(slot);
             RedisCluster.Node to = cluster.nodes().stream().filter(n -> n != from
                     && n.command("INFO", "replication").contains("role:master")).findFirst().orElseThrow();
             cluster.moveSlot(slot, to);
+            long moved = System.nanoTime();
             writer.awaitAcknowledged(writer.acknowledged.size() + 3_000);
+            long afterMove = System.nanoTime();
 
             // coordinated failover of the slot's new master: its replica catches up before it takes over
             RedisCluster.Node replica = cluster.replicaOf(to);
             cluster.failover(replica);
             assertThat(cluster.masterOfSlot(slot)).isEqualTo(replica);
+            long failedOver = System.nanoTime();
             writer.awaitAcknowledged(writer.acknowledged.size() + 3_000);
+            System.out.printf("phases (ms): moveSlot %d, writes after it %d, CLUSTER FAILOVER %d, writes after it %d%n",
+                    (moved - t0) / 1_000_000, (afterMove - moved) / 1_000_000, (failedOver - afterMove) / 1_000_000,
+                    (System.nanoTime() - failedOver) / 1_000_000);
 
             writer.stop();
             acknowledged = Set.copyOf(writer.acknowledged);
