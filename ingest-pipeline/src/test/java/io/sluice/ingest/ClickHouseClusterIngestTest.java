@@ -8,6 +8,7 @@ import io.sluice.core.ProducerRecord;
 import io.sluice.core.TopicConfig;
 import io.sluice.core.TopicPartition;
 import io.sluice.testkit.Await;
+import io.sluice.testkit.ChildJvm;
 import io.sluice.testkit.ClickHouseCluster;
 import io.sluice.testkit.ClickHouseServer;
 import org.junit.jupiter.api.AfterAll;
@@ -67,6 +68,19 @@ class ClickHouseClusterIngestTest {
         cluster.onEveryNode(localDdl(table));
         cluster.onEveryNode("CREATE TABLE IF NOT EXISTS " + DB + "." + table + " AS " + DB + "." + table + "_local ENGINE = Distributed("
                 + ClickHouseCluster.CLUSTER + ", " + DB + ", " + table + "_local, rand())");
+    }
+
+    /** A query through a Distributed table reads one replica per shard, any of them: let every replica catch up. */
+    static void syncReplicas(String localTable) {
+        for (int shard = 1; shard <= 2; shard++) {
+            for (int replica = 1; replica <= 2; replica++) {
+                ClickHouseServer node = cluster.node(shard, replica);
+                ClickHouseServer other = cluster.node(shard, 3 - replica);
+                node.execute("SYSTEM SYNC REPLICA " + DB + "." + localTable);
+                Await.until("replica " + shard + "." + replica + " to hold its shard's rows", Duration.ofSeconds(60),
+                        () -> count(node, localTable) == count(other, localTable));
+            }
+        }
     }
 
     static long count(ClickHouseServer node, String table) {
@@ -165,6 +179,44 @@ class ClickHouseClusterIngestTest {
     }
 
     @Test
+    void anIngesterSigkilledInFrontOfTheClusterLosesNothingAndDoublesNothing() throws Exception {
+        createTables("crash");
+        int n = 40_000;
+        Path brokerDir = dir.resolve("crash");
+        try (Broker broker = Broker.open(BrokerConfig.builder(brokerDir).build())) {
+            broker.createTopic(TopicConfig.of("crash", 4));
+            produce(broker, "crash", 0, n);
+        }
+        ClickHouseServer s1 = cluster.node(1, 1);
+        ClickHouseServer s2 = cluster.node(2, 1);
+        long atKill;
+        try (ChildJvm child = ChildJvm.start(CrashChild.class, "cluster", brokerDir.toString(), cluster.shardsSetting(),
+                DB + ".crash_local", "crash")) {
+            assertThat(child.readLine()).startsWith("started");
+            Await.until("rows on both shards", Duration.ofSeconds(90),
+                    () -> count(s1, "crash_local") > 0 && count(s2, "crash_local") > 0);
+            child.kill();
+            atKill = count(s1, "crash_local") + count(s2, "crash_local");
+        }
+        assertThat(atKill).isLessThan(n);
+        Properties p = new Properties();
+        p.setProperty("ingest.crash.topic", "crash");
+        p.setProperty("ingest.crash.clickhouse.shards", cluster.shardsSetting());
+        p.setProperty("ingest.crash.table", DB + ".crash_local");
+        p.setProperty("ingest.crash.strategy", "offset-range");
+        p.setProperty("ingest.crash.batch.rows", "1000");
+        p.setProperty("ingest.crash.linger.ms", "5");
+        try (Broker broker = Broker.open(BrokerConfig.builder(brokerDir).build());
+             IngestPipeline pipeline = IngestPipeline.start(IngestPipeline.configsFromProperties(p).get(0), broker::newConsumer)) {
+            Await.until("every row through the Distributed table", Duration.ofSeconds(120), () -> count(s1, "crash") == n);
+            Await.until("committed to the end", Duration.ofSeconds(30), () -> pipeline.metrics().get("lag").longValue() == 0);
+            System.out.println("cluster ingest after SIGKILL: " + atKill + " rows at the kill; " + pipeline.metrics());
+        }
+        syncReplicas("crash_local");
+        assertThat(Tables.contentSummary(s1, DB + ".crash")).isEqualTo(Tables.expectedSummary(n));
+    }
+
+    @Test
     void insertingThroughADistributedTableLandsEveryRow() {
         createTables("dist");
         int n = 10_000;
@@ -180,16 +232,7 @@ class ClickHouseClusterIngestTest {
                 assertThat(pipeline.failure()).isNull();
             }
         }
-        // a query through the Distributed table reads one replica per shard, any of them: let every replica catch up
-        for (int shard = 1; shard <= 2; shard++) {
-            for (int replica = 1; replica <= 2; replica++) {
-                ClickHouseServer node = cluster.node(shard, replica);
-                ClickHouseServer other = cluster.node(shard, 3 - replica);
-                node.execute("SYSTEM SYNC REPLICA " + DB + ".dist_local");
-                Await.until("replica " + shard + "." + replica + " to hold its shard's rows", Duration.ofSeconds(60),
-                        () -> count(node, "dist_local") == count(other, "dist_local"));
-            }
-        }
+        syncReplicas("dist_local");
         assertThat(Tables.contentSummary(cluster.node(1, 1), DB + ".dist")).isEqualTo(Tables.expectedSummary(n));
         assertThat(count(cluster.node(1, 1), "dist_local")).isPositive().isLessThan(n); // spread over both shards
     }

@@ -22,6 +22,19 @@ public final class CrashChild {
             Broker broker = Broker.open(BrokerConfig.builder(Path.of(args[1])).build());
             IngestPipeline pipeline = IngestPipeline.start(b.strategy(Strategy.OFFSET_RANGE).topic(args[4]).build(), broker::newConsumer);
             System.out.println("started " + pipeline.config().name());
+        } else if (mode.equals("cluster")) {
+            // args: cluster <broker dir> <clickhouse.shards setting> <local table> <topic>
+            Broker broker = Broker.open(BrokerConfig.builder(Path.of(args[1])).build());
+            java.util.Properties p = new java.util.Properties();
+            p.setProperty("ingest.crash.topic", args[4]);
+            p.setProperty("ingest.crash.clickhouse.shards", args[2]);
+            p.setProperty("ingest.crash.table", args[3]);
+            p.setProperty("ingest.crash.strategy", "offset-range");
+            p.setProperty("ingest.crash.batch.rows", "1000");
+            p.setProperty("ingest.crash.linger.ms", "5");
+            p.setProperty("ingest.crash.max.in.flight", "3");
+            IngestPipeline pipeline = IngestPipeline.start(IngestPipeline.configsFromProperties(p).get(0), broker::newConsumer);
+            System.out.println("started " + pipeline.config().name());
         } else if (mode.equals("kafka")) {
             IngestPipeline pipeline = IngestPipeline.start(b.strategy(Strategy.JOURNAL).topic(args[4])
                     .source(IngestConfig.Source.KAFKA).kafkaBootstrap(args[1]).group("crash-kafka").build(), null);

@@ -558,6 +558,9 @@ public final class JournalIngestor implements AutoCloseable {
         }
         insertThreads.shutdown();
         supervision.closed();
+        if (shards != null) {
+            shards.close();
+        }
         ctx.close();
     }
 }

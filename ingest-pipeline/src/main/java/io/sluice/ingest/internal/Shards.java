@@ -24,7 +24,7 @@ import java.util.Set;
  * only the partitions routed to it. Inside a shard, a replica that is down or read-only is skipped for the next
  * one ({@link ClickHouseHttp}).
  */
-final class Shards {
+final class Shards implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Shards.class);
 
     /** One shard: inserts go through {@code http} (failing over between replicas); reads ask every replica. */
@@ -52,10 +52,19 @@ final class Shards {
 
     private final IngestConfig config;
     private final List<Shard> shards;
+    /** the clients opened here (a cluster's replicas and failover clients), not the context's own */
+    private final List<ClickHouseHttp> owned;
 
-    private Shards(IngestConfig config, List<Shard> shards) {
+    private Shards(IngestConfig config, List<Shard> shards, List<ClickHouseHttp> owned) {
         this.config = config;
         this.shards = shards;
+        this.owned = owned;
+    }
+
+    /** Stops the HTTP clients this opened for a cluster (a single server's client belongs to the context). */
+    @Override
+    public void close() {
+        owned.forEach(ClickHouseHttp::close);
     }
 
     /**
@@ -67,19 +76,34 @@ final class Shards {
     static Shards open(SinkContext ctx, BatchInserter single) {
         IngestConfig config = ctx.config;
         if (config.shards().isEmpty()) {
-            return new Shards(config, List.of(new Shard(1, ctx.http, List.of(ctx.http), single)));
+            return new Shards(config, List.of(new Shard(1, ctx.http, List.of(ctx.http), single)), List.of());
         }
         RowFormat format = single.format();
         DeadLetters deadLetters = ctx.clickHouseDeadLetters();
         Duration timeout = Duration.ofMillis(config.insertTimeoutMs());
         Map<String, String> expected = ClickHouseTarget.columnsOf(ctx.http, config.database(), config.tableName());
         List<Shard> out = new ArrayList<>();
+        List<ClickHouseHttp> owned = new ArrayList<>();
+        try {
+            openShards(ctx, config, format, deadLetters, timeout, expected, out, owned);
+        } catch (RuntimeException e) {
+            owned.forEach(ClickHouseHttp::close);
+            throw e;
+        }
+        LOG.info("ingest {}: {} shards {} by {}, local table {}", config.name(), out.size(), config.shards(),
+                config.shardBy().name().toLowerCase(java.util.Locale.ROOT), config.table());
+        return new Shards(config, List.copyOf(out), List.copyOf(owned));
+    }
+
+    private static void openShards(SinkContext ctx, IngestConfig config, RowFormat format, DeadLetters deadLetters,
+                                   Duration timeout, Map<String, String> expected, List<Shard> out, List<ClickHouseHttp> owned) {
         for (int s = 0; s < config.shards().size(); s++) {
             List<String> urls = config.shards().get(s);
             List<ClickHouseHttp> replicas = new ArrayList<>();
             int answered = 0;
             for (String url : urls) {
                 ClickHouseHttp replica = new ClickHouseHttp(url, config.user(), config.password(), timeout, config.name() + "-replica");
+                owned.add(replica);
                 replicas.add(replica);
                 try {
                     if (config.tableDdl() != null && !config.tableDdl().isBlank()) {
@@ -101,11 +125,9 @@ final class Shards {
                 throw new IngestException("no replica of shard " + (s + 1) + " " + urls + " answers", -1, false, false, null);
             }
             ClickHouseHttp failover = new ClickHouseHttp(urls, config.user(), config.password(), timeout, config.name() + "-shard");
+            owned.add(failover);
             out.add(new Shard(s + 1, failover, List.copyOf(replicas), ctx.inserter(failover, format, Map.of(), deadLetters)));
         }
-        LOG.info("ingest {}: {} shards {} by {}, local table {}", config.name(), out.size(), config.shards(),
-                config.shardBy().name().toLowerCase(java.util.Locale.ROOT), config.table());
-        return new Shards(config, List.copyOf(out));
     }
 
     int size() {

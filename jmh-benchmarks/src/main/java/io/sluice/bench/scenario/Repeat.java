@@ -7,7 +7,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.ToDoubleFunction;
 
-/** Warm-up runs (discarded) followed by measured runs; samples over the measured runs. */
+/**
+ * Warm-up runs (discarded) followed by measured runs; samples over the measured runs. Where Sluice and its baseline
+ * can run independently, {@link #alternating} measures them in turns.
+ */
 final class Repeat {
     private Repeat() {
     }
@@ -26,6 +29,29 @@ final class Repeat {
             measured.add(m.run());
         }
         return measured;
+    }
+
+    /** The runs of two systems measured in turns (a, b, a, b, ...), warm-ups included, so drift hits both alike. */
+    record Pair(List<Run> a, List<Run> b) {
+    }
+
+    /** {@link #runs} of {@code a} and {@code b} alternating; {@code a} may be null (system not available). */
+    static Pair alternating(BenchOptions o, Measurement a, Measurement b) throws Exception {
+        for (int i = 0; i < o.warmups(); i++) {
+            if (a != null) {
+                a.run();
+            }
+            b.run();
+        }
+        List<Run> as = a == null ? null : new ArrayList<>(o.iterations());
+        List<Run> bs = new ArrayList<>(o.iterations());
+        for (int i = 0; i < o.iterations(); i++) {
+            if (a != null) {
+                as.add(a.run());
+            }
+            bs.add(b.run());
+        }
+        return new Pair(as, bs);
     }
 
     /** Null when the runs are null (system not available). */

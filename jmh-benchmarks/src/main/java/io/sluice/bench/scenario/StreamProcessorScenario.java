@@ -218,12 +218,17 @@ public final class StreamProcessorScenario implements Scenario {
         }
         try (LoopbackEcho server = new LoopbackEcho()) {
             SluiceNetLoads n = net;
-            List<Run> echo = Repeat.runs(o, () -> NetLoads.echo(server, 1, requests, payload));
-            List<Run> produce = n == null ? null : Repeat.runs(o, () -> n.syncProduce(topic, 1, requests, payload));
+            // Sluice and its socket baseline in turns (medians of alternating runs)
+            Repeat.Pair produced = Repeat.alternating(o, n == null ? null : () -> n.syncProduce(topic, 1, requests, payload),
+                    () -> NetLoads.echo(server, 1, requests, payload));
+            List<Run> produce = produced.a();
+            List<Run> echo = produced.b();
             long[] seed = {1};
-            List<Run> fetch = n == null ? null
-                    : Repeat.runs(o, () -> n.fetch(broker, new TopicPartition(topic, 0), fetches, fetchRecords, payload.length, seed[0]++));
-            List<Run> fetchEcho = Repeat.runs(o, () -> NetLoads.fetchEcho(server, fetches, FETCH_REQUEST_BYTES, fetchRecords * payload.length));
+            Repeat.Pair fetched = Repeat.alternating(o, n == null ? null
+                            : () -> n.fetch(broker, new TopicPartition(topic, 0), fetches, fetchRecords, payload.length, seed[0]++),
+                    () -> NetLoads.fetchEcho(server, fetches, FETCH_REQUEST_BYTES, fetchRecords * payload.length));
+            List<Run> fetch = fetched.a();
+            List<Run> fetchEcho = fetched.b();
             t.row("Produce throughput", "req/s", Better.HIGHER, Repeat.sample(produce, Run::perSecond), Repeat.sample(echo, Run::perSecond), 18_511.0,
                     n == null ? NET_MISSING : "goal: P50 ≤ 1.5× the raw echo");
             latencyRows(t, produce, echo, new int[]{0, 1, 2, 4, 5, 7}, new double[]{33.08, 53.98, 54.55, 68.12, 81.80, 326.26}, "produce RTT", true);
@@ -240,8 +245,10 @@ public final class StreamProcessorScenario implements Scenario {
             double[][] ref = {{16_609, 59.8, 116.6}, {31_642, 62.5, 148.7}, {37_082, 95.2, 764.1}, {44_045, 153.4, 2_108.7}};
             for (int i = 0; i < clients.length; i++) {
                 int c = clients[i];
-                List<Run> raw = Repeat.runs(o, () -> NetLoads.echo(server, c, 500, payload));
-                List<Run> s = n == null ? null : Repeat.runs(o, () -> n.syncProduce(topic, c, 500, payload));
+                Repeat.Pair pair = Repeat.alternating(o, n == null ? null : () -> n.syncProduce(topic, c, 500, payload),
+                        () -> NetLoads.echo(server, c, 500, payload));
+                List<Run> s = pair.a();
+                List<Run> raw = pair.b();
                 String label = c + (c == 1 ? " client" : " clients");
                 m.row(label + " throughput", "req/s", Better.HIGHER, Repeat.sample(s, Run::perSecond), Repeat.sample(raw, Run::perSecond), ref[i][0],
                         i == 0 ? (n == null ? NET_MISSING : "goal at 8 clients: ≥ 100,000 req/s") : null);
