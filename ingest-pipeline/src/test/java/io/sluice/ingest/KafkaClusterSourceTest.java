@@ -6,7 +6,6 @@ import io.sluice.testkit.KafkaCluster;
 import io.sluice.testkit.ServicesExtension;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -89,7 +88,7 @@ class KafkaClusterSourceTest {
                 assertThat(sendFailure.get()).as("a send failed").isNull();
                 assertThat(acked.get()).isEqualTo(n);
                 Tables.awaitRows(clickHouse, table, n, Duration.ofSeconds(180));
-                Await.until("Kafka offsets committed to the end", Duration.ofSeconds(60), () -> committedTotal(admin, "kafka3") == n);
+                Await.until("Kafka offsets committed to the end", Duration.ofSeconds(60), () -> KafkaOffsets.committedTotal(admin, "kafka3") == n);
                 assertThat(pipeline.failure()).isNull();
                 System.out.println("kafka 3-node source: " + rounds + " node kills; " + pipeline.metrics());
             }
@@ -101,13 +100,4 @@ class KafkaClusterSourceTest {
         return clickHouse.queryLong("SELECT count() FROM " + table);
     }
 
-    private static long committedTotal(Admin admin, String group) {
-        try {
-            Map<org.apache.kafka.common.TopicPartition, OffsetAndMetadata> offsets =
-                    admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
-            return offsets.values().stream().mapToLong(OffsetAndMetadata::offset).sum();
-        } catch (Exception e) {
-            return -1;
-        }
-    }
 }

@@ -7,7 +7,6 @@ import io.sluice.testkit.KafkaBroker;
 import io.sluice.testkit.ServicesExtension;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -70,16 +69,6 @@ class KafkaSourceTest {
         }
     }
 
-    /** The group's committed offsets summed over partitions, or -1 while Kafka cannot answer. */
-    private static long committedTotal(String group) {
-        try {
-            Map<org.apache.kafka.common.TopicPartition, OffsetAndMetadata> offsets =
-                    admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
-            return offsets.values().stream().mapToLong(OffsetAndMetadata::offset).sum();
-        } catch (Exception e) {
-            return -1;
-        }
-    }
 
     private static String createTable(ClickHouseServer clickHouse, String name) {
         String table = db + "." + name;
@@ -107,7 +96,7 @@ class KafkaSourceTest {
         IngestConfig config = IngestPipeline.configsFromProperties(p).get(0);
         try (IngestPipeline pipeline = IngestPipeline.start(config, null)) {
             Tables.awaitRows(clickHouse, table, n, Duration.ofSeconds(90));
-            Await.until("Kafka offsets committed to the end", Duration.ofSeconds(30), () -> committedTotal(config.group()) == n);
+            Await.until("Kafka offsets committed to the end", Duration.ofSeconds(30), () -> KafkaOffsets.committedTotal(admin, config.group()) == n);
             assertThat(pipeline.failure()).isNull();
         }
         assertThat(Tables.contentSummary(clickHouse, table)).isEqualTo(Tables.expectedSummary(n));
@@ -144,7 +133,7 @@ class KafkaSourceTest {
             kafka.start();
             produce("crash", n, n + 5_000); // acknowledged after the restart
             Tables.awaitRows(clickHouse, table, n + 5_000, Duration.ofSeconds(120));
-            Await.until("Kafka offsets committed to the end", Duration.ofSeconds(60), () -> committedTotal("crash-kafka") == n + 5_000);
+            Await.until("Kafka offsets committed to the end", Duration.ofSeconds(60), () -> KafkaOffsets.committedTotal(admin, "crash-kafka") == n + 5_000);
             System.out.println("kafka source: " + atKill + " rows at the ingester's SIGKILL; finishing pipeline " + pipeline.metrics());
         }
         assertThat(Tables.contentSummary(clickHouse, table)).isEqualTo(Tables.expectedSummary(n + 5_000));

@@ -23,19 +23,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  * tcp_port, path/tmp_path/user_files_path inside the temp dir, logger to a file, user {@code default} without a
  * password, loopback only.
  */
-public final class ClickHouseServer implements AutoCloseable {
+public final class ClickHouseServer extends ServerHandle implements AutoCloseable {
     private static final String[] BINARIES = {"/usr/sbin/clickhouse-server", "clickhouse-server", "/usr/bin/clickhouse-server"};
 
     private static ClickHouseServer shared;
     private static final AtomicInteger DATABASES = new AtomicInteger();
 
     private final String url;
-    private final Process process;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     ClickHouseServer(String url, Process process) {
+        super(process, "SLUICE_CLICKHOUSE_URL");
         this.url = url;
-        this.process = process;
     }
 
     private static ClickHouseServer replicated;
@@ -87,8 +86,8 @@ public final class ClickHouseServer implements AutoCloseable {
     /** Stops a server from {@link #startPrivate} and deletes its directory; the shared server is left running. */
     @Override
     public void close() {
-        if (process != null && this != shared) {
-            process.close();
+        if (this != shared) {
+            closeProcess();
         }
     }
 
@@ -101,48 +100,6 @@ public final class ClickHouseServer implements AutoCloseable {
         return url;
     }
 
-    /** True when this JVM owns the server process (so it may be stopped and restarted). */
-    public boolean isPrivate() {
-        return process != null;
-    }
-
-    public void stop() {
-        requirePrivate().stop();
-    }
-
-    public void kill() {
-        requirePrivate().kill();
-    }
-
-    public void start() {
-        requirePrivate().start();
-    }
-
-    /** SIGSTOP: the server holds its connections and answers nothing until {@link #resume()}. */
-    public void pause() {
-        requirePrivate().pause();
-    }
-
-    /** SIGCONT after {@link #pause()}. */
-    public void resume() {
-        requirePrivate().resume();
-    }
-
-    /** The private server's process id, or -1 when it is not running. */
-    public long pid() {
-        return requirePrivate().pid();
-    }
-
-    public boolean isRunning() {
-        return process == null || process.isRunning();
-    }
-
-    private Process requirePrivate() {
-        if (process == null) {
-            throw new IllegalStateException("SLUICE_CLICKHOUSE_URL points at an external server: it cannot be stopped by tests");
-        }
-        return process;
-    }
 
     /** A fresh database with a unique name, so test classes never see each other's tables. */
     public String createDatabase(String prefix) {

@@ -16,17 +16,16 @@ import java.util.List;
  * at JVM exit. {@link #restart()} keeps port and data, so "Redis restarted" tests see the same streams.
  * With {@code SLUICE_REDIS_URL=redis://host:port} set, an existing server is used instead.
  */
-public final class RedisServer implements AutoCloseable {
+public final class RedisServer extends ServerHandle implements AutoCloseable {
     private static final String[] BINARIES = {"redis-server", "/usr/bin/redis-server"};
 
     private static RedisServer shared;
 
     private final String url;
-    private final Process process;
 
     private RedisServer(String url, Process process) {
+        super(process, "SLUICE_REDIS_URL");
         this.url = url;
-        this.process = process;
     }
 
     public static synchronized RedisServer shared() {
@@ -63,8 +62,8 @@ public final class RedisServer implements AutoCloseable {
     /** Stops a server from {@link #startPrivate} and deletes its directory; the shared server is left running. */
     @Override
     public void close() {
-        if (process != null && this != shared) {
-            process.close();
+        if (this != shared) {
+            closeProcess();
         }
     }
 
@@ -73,48 +72,6 @@ public final class RedisServer implements AutoCloseable {
         return url;
     }
 
-    public boolean isPrivate() {
-        return process != null;
-    }
-
-    /** Graceful stop: Redis writes its AOF before exiting. */
-    public void stop() {
-        requirePrivate().stop();
-    }
-
-    public void kill() {
-        requirePrivate().kill();
-    }
-
-    public void start() {
-        requirePrivate().start();
-    }
-
-    /** SIGSTOP: the server holds its connections and answers nothing until {@link #resume()}. */
-    public void pause() {
-        requirePrivate().pause();
-    }
-
-    /** SIGCONT after {@link #pause()}. */
-    public void resume() {
-        requirePrivate().resume();
-    }
-
-    /** The private server's process id, or -1 when it is not running. */
-    public long pid() {
-        return requirePrivate().pid();
-    }
-
-    public void restart() {
-        requirePrivate().restart();
-    }
-
-    private Process requirePrivate() {
-        if (process == null) {
-            throw new IllegalStateException("SLUICE_REDIS_URL points at an external server: it cannot be stopped by tests");
-        }
-        return process;
-    }
 
     /** Sends one command over a plain socket (RESP) and returns the raw reply line; for test setup only. */
     public String command(String... args) {

@@ -13,12 +13,13 @@ import java.util.List;
  * temporary directory, admin server off, only the {@code ruok} four-letter word (the readiness probe). One instance
  * per JVM ({@link #shared()}), stopped at JVM exit.
  */
-public final class ZooKeeperServer {
+public final class ZooKeeperServer extends ServerHandle {
     private static ZooKeeperServer shared;
 
     private final Process process;
 
     private ZooKeeperServer(Process process) {
+        super(process, "(no variable)");
         this.process = process;
     }
 
@@ -34,33 +35,6 @@ public final class ZooKeeperServer {
 
     public int port() {
         return process.port;
-    }
-
-    public void stop() {
-        process.stop();
-    }
-
-    public void start() {
-        process.start();
-    }
-
-    /** SIGKILL (a crash); {@link #start()} brings it back on the same port and data. */
-    public void kill() {
-        process.kill();
-    }
-
-    /** SIGSTOP: sessions stay open but nothing is answered until {@link #resume()}. */
-    public void pause() {
-        process.pause();
-    }
-
-    /** SIGCONT. */
-    public void resume() {
-        process.resume();
-    }
-
-    public boolean isRunning() {
-        return process.isRunning();
     }
 
     static final class Process extends ServerProcess {
