@@ -50,6 +50,10 @@ import java.util.function.Function;
  * @param shards            ClickHouse cluster target: per shard, its replicas' HTTP URLs (empty: one server,
  *                          {@code clickhouse.url}); {@code table} is then each shard's local table
  * @param shardBy           how a partition's rows choose their shard ({@link ShardBy})
+ * @param redisCluster      true: {@code redisUrl} lists seed nodes of a Redis Cluster ({@code redis://h1:p1,h2:p2}),
+ *                          reached with Lettuce's cluster client; the stream key must carry a hash tag
+ * @param redisClusterRefreshMs how often the cluster client re-reads the topology (it also does on MOVED/ASK
+ *                          redirects and persistent reconnects)
  */
 public record IngestConfig(String name, String topic, String clickHouseUrl, String user, String password, String table,
                            String tableDdl, Strategy strategy, RowEncoder rowEncoder, int batchRows, int batchBytes,
@@ -57,7 +61,8 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
                            long retryInitialMs, long retryMaxMs, long insertTimeoutMs, long closeTimeoutMs,
                            String redisUrl, String redisStream, String redisGroup, long redisMaxPending,
                            long redisClaimIdleMs, int redisMaxDeliveries, String group, String deadLetterTable,
-                           Source source, String kafkaBootstrap, List<List<String>> shards, ShardBy shardBy) {
+                           Source source, String kafkaBootstrap, List<List<String>> shards, ShardBy shardBy,
+                           boolean redisCluster, long redisClusterRefreshMs) {
 
     public static final String TOPIC = "topic";
     public static final String CLICKHOUSE_URL = "clickhouse.url";
@@ -86,6 +91,8 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
     public static final String REDIS_MAX_PENDING = "redis.max.pending";
     public static final String REDIS_CLAIM_IDLE_MS = "redis.claim.idle.ms";
     public static final String REDIS_MAX_DELIVERIES = "redis.max.deliveries";
+    public static final String REDIS_CLUSTER = "redis.cluster";
+    public static final String REDIS_CLUSTER_REFRESH_MS = "redis.cluster.refresh.ms";
     public static final String GROUP = "group";
     public static final String DEAD_LETTER_TABLE = "dead.letter.table";
     public static final String SOURCE = "source";
@@ -132,7 +139,8 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
             .define(CLOSE_TIMEOUT_MS, Type.LONG, 30_000L, Validator.atLeast(0), Importance.LOW,
                     "how long close keeps trying to land what was accepted before failing the rest")
             .define(REDIS_URL, Type.STRING, null, Importance.HIGH, "Redis for redis-stream and worker-pool, e.g. `redis://127.0.0.1:6379`")
-            .define(REDIS_STREAM, Type.STRING, new ConfigDef.Computed("`sluice:<table>`", () -> null), Importance.LOW, "stream key")
+            .define(REDIS_STREAM, Type.STRING, new ConfigDef.Computed("`sluice:<table>` (`sluice:{<table>}` with `redis.cluster`)", () -> null),
+                    Importance.LOW, "stream key; with `redis.cluster` it must contain a hash tag `{...}` (its dead-letter stream shares the slot)")
             .define(REDIS_GROUP, Type.STRING, "sluice-ingest", Validator.nonBlank(), Importance.LOW, "stream consumer group")
             .define(REDIS_MAX_PENDING, Type.LONG, 1_000_000L, Validator.atLeast(1), Importance.MEDIUM,
                     "stream entries not yet in ClickHouse before XADD is back-pressured")
@@ -140,6 +148,10 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
                     "entries pending this long at a silent worker are taken over (XAUTOCLAIM)")
             .define(REDIS_MAX_DELIVERIES, Type.INT, 5, Validator.atLeast(1), Importance.LOW,
                     "an entry delivered this many times without being acknowledged is dead-lettered")
+            .define(REDIS_CLUSTER, Type.BOOLEAN, false, Importance.MEDIUM,
+                    "`redis.url` names seed nodes of a Redis Cluster (`redis://host1:port1,host2:port2`): Lettuce's cluster client follows MOVED/ASK, failovers and resharding")
+            .define(REDIS_CLUSTER_REFRESH_MS, Type.LONG, 10_000L, Validator.between(100, 3_600_000), Importance.LOW,
+                    "with `redis.cluster`: period of the topology refresh (also refreshed on MOVED/ASK and persistent reconnects)")
             .define(GROUP, Type.STRING, new ConfigDef.Computed("`sluice-ingest-<name>`", () -> null), Importance.LOW,
                     "Sluice consumer group that reads the topic")
             .define(DEAD_LETTER_TABLE, Type.STRING, new ConfigDef.Computed("`<table>_dead_letters`", () -> null), Importance.LOW,
@@ -198,6 +210,11 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
                     "is required for strategy " + strategy.configName() + " (redis://host:port)");
         }
         require(redisStream != null && !redisStream.isBlank(), "redis.stream", redisStream, "must not be blank");
+        if (redisCluster) {
+            require(hashTag(redisStream) != null, "redis.stream", redisStream,
+                    "must contain a hash tag with redis.cluster, e.g. sluice:{events}: the stream and its dead-letter stream share one slot");
+        }
+        DEFINITION.check(REDIS_CLUSTER_REFRESH_MS, REDIS_CLUSTER_REFRESH_MS, redisClusterRefreshMs);
         require(redisGroup != null && !redisGroup.isBlank(), "redis.group", redisGroup, "must not be blank");
         DEFINITION.check(REDIS_MAX_PENDING, REDIS_MAX_PENDING, redisMaxPending);
         DEFINITION.check(REDIS_CLAIM_IDLE_MS, REDIS_CLAIM_IDLE_MS, redisClaimIdleMs);
@@ -281,6 +298,19 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
         return out;
     }
 
+    /**
+     * The hash tag of a Redis key as Redis Cluster reads it: the text between the first {@code {} and the next
+     * {@code }}, if non-empty; null when the key has none (then the whole key is hashed).
+     */
+    public static String hashTag(String key) {
+        int open = key.indexOf('{');
+        if (open < 0) {
+            return null;
+        }
+        int close = key.indexOf('}', open + 1);
+        return close > open + 1 ? key.substring(open + 1, close) : null;
+    }
+
     private static void require(boolean ok, String setting, Object value, String requirement) {
         if (!ok) {
             throw InvalidConfigException.of(setting, value, requirement);
@@ -328,7 +358,7 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
                 + strategy.configName() + ", rows=" + (rowEncoder == null ? "json" : rowEncoder.getClass().getName())
                 + ", batch.rows=" + batchRows + ", batch.bytes=" + batchBytes + ", linger.ms=" + lingerMs
                 + ", max.in.flight=" + maxInFlight + ", workers=" + workers + ", buffer.events=" + bufferEvents
-                + ", redis.url=" + redact(redisUrl) + ", redis.stream=" + redisStream + ", group=" + group
+                + ", redis.url=" + redact(redisUrl) + (redisCluster ? ", redis.cluster=true" : "") + ", redis.stream=" + redisStream + ", group=" + group
                 + (source == Source.KAFKA ? ", source=kafka, kafka.bootstrap=" + kafkaBootstrap : "")
                 + (shards.isEmpty() ? "" : ", clickhouse.shards=" + shards.stream().map(r -> r.stream().map(IngestConfig::redact).toList()).toList()
                         + ", clickhouse.shard.by=" + shardBy.name().toLowerCase(java.util.Locale.ROOT))
@@ -387,6 +417,8 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
                 .redisMaxPending(v.getLong(REDIS_MAX_PENDING))
                 .redisClaimIdleMs(v.getLong(REDIS_CLAIM_IDLE_MS))
                 .redisMaxDeliveries(v.getInt(REDIS_MAX_DELIVERIES))
+                .redisCluster(v.getBoolean(REDIS_CLUSTER))
+                .redisClusterRefreshMs(v.getLong(REDIS_CLUSTER_REFRESH_MS))
                 .group(v.getString(GROUP))
                 .deadLetterTable(v.getString(DEAD_LETTER_TABLE));
         if (v.getString(CLICKHOUSE_USER_ENV) != null) {
@@ -458,6 +490,8 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
         private String kafkaBootstrap;
         private List<List<String>> shards = List.of();
         private ShardBy shardBy = ShardBy.PARTITION;
+        private boolean redisCluster;
+        private long redisClusterRefreshMs = DEFINITION.defaultLong(REDIS_CLUSTER_REFRESH_MS);
 
         private Builder(String name) {
             this.name = name;
@@ -495,6 +529,9 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
         /** Cluster target: per shard, its replicas' URLs; {@code clickhouse.url} defaults to the first replica of shard 1. */
         public Builder shards(List<List<String>> v) { this.shards = v; return this; }
         public Builder shardBy(ShardBy v) { this.shardBy = v; return this; }
+        /** {@code redis.url} lists seed nodes of a Redis Cluster; the default stream becomes {@code sluice:{<table>}}. */
+        public Builder redisCluster(boolean v) { this.redisCluster = v; return this; }
+        public Builder redisClusterRefreshMs(long v) { this.redisClusterRefreshMs = v; return this; }
 
         public IngestConfig build() {
             String t = table == null ? "" : table;
@@ -503,10 +540,10 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
             return new IngestConfig(name, topic, url, user, password, table, tableDdl, strategy, rowEncoder,
                     batchRows, batchBytes, lingerMs, maxInFlight, workers, bufferEvents, blockMs, retryInitialMs,
                     retryMaxMs, insertTimeoutMs, closeTimeoutMs, redisUrl,
-                    redisStream != null ? redisStream : "sluice:" + t, redisGroup, redisMaxPending, redisClaimIdleMs,
+                    redisStream != null ? redisStream : redisCluster ? "sluice:{" + t + "}" : "sluice:" + t, redisGroup, redisMaxPending, redisClaimIdleMs,
                     redisMaxDeliveries, group != null ? group : "sluice-ingest-" + name,
                     deadLetterTable != null ? deadLetterTable : (t.isEmpty() ? "x.dead_letters" : t + "_dead_letters"),
-                    source, kafkaBootstrap, shards, shardBy);
+                    source, kafkaBootstrap, shards, shardBy, redisCluster, redisClusterRefreshMs);
         }
     }
 }

@@ -50,6 +50,23 @@ class IngestConfigTest {
     }
 
     @Test
+    void aRedisClusterStreamCarriesAHashTagSoItsCompanionKeysShareItsSlot() {
+        IngestConfig c = IngestConfig.fromProperties(props("x.clickhouse.url", "http://h:1", "x.table", "shop.orders",
+                "x.strategy", "redis-stream", "x.redis.url", "redis://10.0.0.1:6379,10.0.0.2:6379", "x.redis.cluster", "true"), "x.");
+        assertThat(c.redisCluster()).isTrue();
+        assertThat(c.redisStream()).isEqualTo("sluice:{shop.orders}");
+        assertThat(IngestConfig.hashTag(c.redisStream() + ":dead-letters")).isEqualTo("shop.orders");
+        assertThat(c.redisClusterRefreshMs()).isEqualTo(10_000);
+        assertThatThrownBy(() -> IngestConfig.fromProperties(props("x.clickhouse.url", "http://h:1", "x.table", "shop.orders",
+                "x.strategy", "worker-pool", "x.redis.url", "redis://h:1", "x.redis.cluster", "true",
+                "x.redis.stream", "orders"), "x."))
+                .isInstanceOf(InvalidConfigException.class).hasMessageContaining("redis.stream").hasMessageContaining("hash tag");
+        assertThat(IngestConfig.hashTag("a{}b{c}")).isNull(); // Redis hashes the whole key when the first {} is empty
+        assertThat(IngestConfig.fromProperties(props("x.clickhouse.url", "http://h:1", "x.table", "shop.orders"), "x.")
+                .redisStream()).isEqualTo("sluice:shop.orders"); // one server: unchanged
+    }
+
+    @Test
     void invalidValuesAreRefusedNamingTheSettingAndTheValue() {
         assertThatThrownBy(() -> IngestConfig.fromProperties(props("x.clickhouse.url", "http://h:1", "x.table", "t"), "x."))
                 .isInstanceOf(InvalidConfigException.class).hasMessageContaining("table").hasMessageContaining("db.table");

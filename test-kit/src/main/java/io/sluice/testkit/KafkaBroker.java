@@ -93,11 +93,19 @@ public final class KafkaBroker extends ServerProcess {
         super.start();
     }
 
-    /** A new random cluster id, as {@code kafka-storage random-uuid} prints. */
+    /**
+     * A new random cluster id, as {@code kafka-storage random-uuid} prints. Like Kafka's {@code Uuid.randomUuid()},
+     * never one starting with '-': {@code format -t -xyz} would read the id as an option and fail.
+     */
     static String newClusterId() {
         byte[] id = new byte[16];
-        new SecureRandom().nextBytes(id);
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(id);
+        SecureRandom random = new SecureRandom();
+        String s;
+        do {
+            random.nextBytes(id);
+            s = Base64.getUrlEncoder().withoutPadding().encodeToString(id);
+        } while (s.startsWith("-"));
+        return s;
     }
 
     void format() {

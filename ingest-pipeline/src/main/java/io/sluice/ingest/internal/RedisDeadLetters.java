@@ -1,9 +1,6 @@
 package io.sluice.ingest.internal;
 
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.codec.ByteArrayCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,13 +18,13 @@ final class RedisDeadLetters implements DeadLetters {
     private static final byte[] ERROR = bytes("error");
     private static final byte[] SOURCE = bytes("source");
 
-    private final RedisClient client;
+    private final RedisEndpoint endpoint;
     private final byte[] key;
     private final SinkContext ctx;
-    private StatefulRedisConnection<byte[], byte[]> connection; // guarded by this
+    private RedisEndpoint.Link connection; // guarded by this
 
-    RedisDeadLetters(RedisClient client, String stream, SinkContext ctx) {
-        this.client = client;
+    RedisDeadLetters(RedisEndpoint endpoint, String stream, SinkContext ctx) {
+        this.endpoint = endpoint;
         this.key = bytes(stream);
         this.ctx = ctx;
     }
@@ -42,7 +39,7 @@ final class RedisDeadLetters implements DeadLetters {
         while (true) {
             try {
                 if (connection == null) {
-                    connection = client.connect(ByteArrayCodec.INSTANCE);
+                    connection = endpoint.connect();
                 }
                 for (Letter l : letters) {
                     connection.sync().xadd(key, PAYLOAD, l.payload(), ERROR, bytes(l.error()), SOURCE, bytes(l.source()));

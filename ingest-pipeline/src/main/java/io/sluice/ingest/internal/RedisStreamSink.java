@@ -1,11 +1,6 @@
 package io.sluice.ingest.internal;
 
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.sluice.core.SluiceException.BackPressureException;
 import io.sluice.core.SluiceException.ClosedException;
 import io.sluice.ingest.EventSink;
@@ -14,7 +9,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -52,8 +46,8 @@ final class RedisStreamSink implements EventSink {
     }
 
     private final SinkContext ctx;
-    private final RedisClient client;
-    private final StatefulRedisConnection<byte[], byte[]> connection;
+    private final RedisEndpoint endpoint;
+    private final RedisEndpoint.Link connection;
     private final byte[] key;
     private final ArrayBlockingQueue<Pending> queue;
     private final Thread writer;
@@ -70,27 +64,19 @@ final class RedisStreamSink implements EventSink {
 
     RedisStreamSink(SinkContext ctx, int workers, boolean takeover) {
         this.ctx = ctx;
-        this.client = RedisClient.create(RedisURI.create(ctx.config.redisUrl()));
-        this.client.setOptions(clientOptions());
-        this.connection = client.connect(ByteArrayCodec.INSTANCE);
-        this.connection.setAutoFlushCommands(false);
+        this.endpoint = new RedisEndpoint(ctx.config);
+        this.connection = endpoint.connect();
+        this.connection.connection().setAutoFlushCommands(false);
         this.key = ctx.config.redisStream().getBytes(StandardCharsets.UTF_8);
         this.queue = new ArrayBlockingQueue<>(ctx.config.bufferEvents());
-        RedisDeadLetters deadLetters = new RedisDeadLetters(client, ctx.config.redisStream() + ":dead-letters", ctx);
+        RedisDeadLetters deadLetters = new RedisDeadLetters(endpoint, ctx.config.redisStream() + ":dead-letters", ctx);
         BatchInserter inserter = ctx.inserter(ctx.format, Map.of(), deadLetters);
         for (int i = 0; i < workers; i++) {
-            drainers.add(new StreamDrainer(ctx, client, key, inserter, deadLetters, takeover, i, this::landed));
+            drainers.add(new StreamDrainer(ctx, endpoint, key, inserter, deadLetters, takeover, i, this::landed));
         }
         this.writer = new Thread(this::runWriter, "sluice-ingest-" + ctx.config.name() + "-xadd");
         this.writer.start();
         drainers.forEach(StreamDrainer::start);
-    }
-
-    static ClientOptions clientOptions() {
-        return ClientOptions.builder()
-                .autoReconnect(true)
-                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .build();
     }
 
     private void landed(int entries) {
@@ -134,13 +120,18 @@ final class RedisStreamSink implements EventSink {
      * futures on Lettuce's I/O thread).
      */
     private void runWriter() {
-        RedisAsyncCommands<byte[], byte[]> redis = connection.async();
+        RedisClusterAsyncCommands<byte[], byte[]> redis = connection.async();
         List<Pending> batch = new ArrayList<>(ctx.config.batchRows());
         int max = Math.min(ctx.config.batchRows(), 4096);
         while (true) {
             try {
                 Pending first = queue.poll(100, TimeUnit.MILLISECONDS);
                 if (first == null) {
+                    if (unacknowledged.availablePermits() < MAX_UNACKNOWLEDGED_XADDS) {
+                        // a cluster client re-sends an XADD redirected by MOVED/ASK through this connection's
+                        // writer, which buffers it while auto-flush is off: flush so it does not wait for new rows
+                        connection.connection().flushCommands();
+                    }
                     if (closed && queue.isEmpty()) {
                         unacknowledged.acquire(MAX_UNACKNOWLEDGED_XADDS); // every reply is in
                         unacknowledged.release(MAX_UNACKNOWLEDGED_XADDS);
@@ -168,7 +159,7 @@ final class RedisStreamSink implements EventSink {
                             .whenComplete((id, err) -> entry.forEach(p -> acknowledged(p, err)));
                     from = to;
                 }
-                connection.flushCommands();
+                connection.connection().flushCommands();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 for (Pending p : batch) {
@@ -270,7 +261,7 @@ final class RedisStreamSink implements EventSink {
         ctx.giveUpAfter(0);
         drainers.forEach(StreamDrainer::stop);
         connection.close();
-        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        endpoint.close();
         ctx.close();
     }
 

@@ -4,7 +4,6 @@ import io.lettuce.core.Consumer;
 import io.lettuce.core.Limit;
 import io.lettuce.core.Range;
 import io.lettuce.core.RedisBusyException;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.StreamMessage;
@@ -13,9 +12,7 @@ import io.lettuce.core.XClaimArgs;
 import io.lettuce.core.XGroupCreateArgs;
 import io.lettuce.core.XReadArgs;
 import io.lettuce.core.XTrimArgs;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.models.stream.ClaimedMessages;
 import io.lettuce.core.models.stream.PendingMessage;
 import org.slf4j.Logger;
@@ -57,7 +54,7 @@ final class StreamDrainer {
     private static final Logger LOG = LoggerFactory.getLogger(StreamDrainer.class);
 
     private final SinkContext ctx;
-    private final RedisClient client;
+    private final RedisEndpoint endpoint;
     private final byte[] key;
     private final String stream;
     private final byte[] group;
@@ -75,14 +72,15 @@ final class StreamDrainer {
     private long lastTrimNanos;
     private boolean minIdTrim;
     private double eventsPerEntry = RedisStreamSink.EVENTS_PER_ENTRY; // drainer thread only
-    private RedisCommands<byte[], byte[]> redis;
+    /** The drainer thread's connection: one server's or the cluster's commands behind their common interface. */
+    private RedisClusterCommands<byte[], byte[]> redis;
 
-    StreamDrainer(SinkContext ctx, RedisClient client, byte[] key, BatchInserter inserter, RedisDeadLetters deadLetters,
+    StreamDrainer(SinkContext ctx, RedisEndpoint endpoint, byte[] key, BatchInserter inserter, RedisDeadLetters deadLetters,
                   boolean takeover, int index, IntConsumer onLanded) {
         this.ctx = ctx;
         this.idempotent = inserter.format().provenance() == RowFormat.Provenance.ENTRIES
                 ? new IdempotentInsert(ctx.target, ctx.config.rowEncoder(), RowFormat.Provenance.ENTRIES) : null;
-        this.client = client;
+        this.endpoint = endpoint;
         this.key = key;
         this.stream = new String(key, StandardCharsets.UTF_8);
         this.group = ctx.config.redisGroup().getBytes(StandardCharsets.UTF_8);
@@ -117,11 +115,11 @@ final class StreamDrainer {
         Backoff backoff = new Backoff(ctx.config.retryInitialMs(), ctx.config.retryMaxMs());
         long claimIntervalNanos = ctx.config.redisClaimIdleMs() * 500_000L;
         long nextClaim = System.nanoTime();
-        StatefulRedisConnection<byte[], byte[]> connection = null;
+        RedisEndpoint.Link connection = null;
         while (running) {
             try {
                 if (connection == null) {
-                    connection = client.connect(ByteArrayCodec.INSTANCE);
+                    connection = endpoint.connect();
                     redis = connection.sync();
                     ensureGroup();
                     minIdTrim = supportsMinIdTrim(redis.info("server"));
