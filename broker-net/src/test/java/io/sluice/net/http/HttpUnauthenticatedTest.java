@@ -128,6 +128,9 @@ class HttpUnauthenticatedTest {
                 fourth.write("GET /health HTTP/1.1\r\nHost: x\r\n\r\n");
                 assertThat(fourth.readResponse().status()).isEqualTo(200);
             }
+            // the server frees the fourth's unauthenticated slot when it sees the close: until then the next
+            // connection (the HTTP client's, below) would be the third unauthenticated one and be refused
+            HttpTestSupport.await("the fourth connection's slot freed", () -> server.connectionCount() == 2);
             String metrics = get(client(), server, "/metrics", "Authorization", BEARER).body();
             assertThat(metrics).contains("sluice_http_unauthenticated_rejected_total 1");
         }

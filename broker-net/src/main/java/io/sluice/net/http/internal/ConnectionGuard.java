@@ -125,13 +125,14 @@ public final class ConnectionGuard extends ChannelDuplexHandler {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         cancelTimer();
-        if (counted) {
-            counted = false;
-            metrics.openConnections.decrementAndGet();
-        }
+        // the unauthenticated slot first: whoever sees the open count drop may rely on the slot being free
         if (countedUnauthenticated) {
             countedUnauthenticated = false;
             metrics.unauthenticatedConnections.decrementAndGet();
+        }
+        if (counted) {
+            counted = false;
+            metrics.openConnections.decrementAndGet();
         }
         super.channelInactive(ctx);
     }
