@@ -5,7 +5,6 @@ import io.sluice.testkit.ClickHouseServer;
 import io.sluice.testkit.KafkaCluster;
 import io.sluice.testkit.ServicesExtension;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -14,9 +13,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -45,8 +42,7 @@ class KafkaClusterSourceTest {
                 + " _sluice_offset UInt64) ENGINE = MergeTree ORDER BY (_sluice_partition, _sluice_offset)");
         try (KafkaCluster kafka = KafkaCluster.start(3);
              Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrap()))) {
-            admin.createTopics(List.of(new NewTopic("events", 3, (short) 3).configs(Map.of("min.insync.replicas", "2"))))
-                    .all().get(60, TimeUnit.SECONDS);
+            KafkaOffsets.createTopic(admin, kafka.bootstrap(), "events", 3, (short) 3, Map.of("min.insync.replicas", "2"));
             IngestConfig config = IngestConfig.builder("kafka3").clickHouseUrl(clickHouse.url()).table(table)
                     .strategy(Strategy.OFFSET_RANGE).topic("events").source(IngestConfig.Source.KAFKA)
                     .kafkaBootstrap(kafka.bootstrap()).group("kafka3").batchRows(1_000).lingerMs(20)

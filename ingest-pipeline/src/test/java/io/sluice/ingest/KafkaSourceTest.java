@@ -6,7 +6,6 @@ import io.sluice.testkit.ClickHouseServer;
 import io.sluice.testkit.KafkaBroker;
 import io.sluice.testkit.ServicesExtension;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -55,20 +54,27 @@ class KafkaSourceTest {
     }
 
     private static void createTopic(String topic, int partitions) throws Exception {
-        admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(60, TimeUnit.SECONDS);
+        KafkaOffsets.createTopic(admin, kafka.bootstrap(), topic, partitions, (short) 1, Map.of());
     }
 
-    /** Sends events {@code from..to-1} keyed by id, waiting for every acknowledgement (acks=all). */
+    /**
+     * Sends events {@code from..to-1} keyed by id and checks every acknowledgement (acks=all). One request in flight:
+     * right after a broker restart, pipelined idempotent batches were seen to loop on OUT_OF_ORDER_SEQUENCE_NUMBER.
+     */
     private static void produce(String topic, int from, int to) throws Exception {
-        Map<String, Object> props = Map.of("bootstrap.servers", kafka.bootstrap(), "acks", "all", "linger.ms", 5);
+        Map<String, Object> props = Map.of("bootstrap.servers", kafka.bootstrap(), "acks", "all", "linger.ms", 5,
+                "max.in.flight.requests.per.connection", 1);
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            List<java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata>> acks = new java.util.ArrayList<>();
             for (int i = from; i < to; i++) {
-                producer.send(new ProducerRecord<>(topic, Integer.toString(i).getBytes(StandardCharsets.UTF_8), event(i)));
+                acks.add(producer.send(new ProducerRecord<>(topic, Integer.toString(i).getBytes(StandardCharsets.UTF_8), event(i))));
             }
             producer.flush();
+            for (var ack : acks) {
+                ack.get(60, TimeUnit.SECONDS); // a send that failed fails the test here, naming Kafka's error
+            }
         }
     }
-
 
     private static String createTable(ClickHouseServer clickHouse, String name) {
         String table = db + "." + name;
