@@ -2,8 +2,6 @@ package io.sluice.testkit;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
@@ -385,16 +383,7 @@ public final class RedisCluster implements AutoCloseable {
 
         @Override
         protected boolean isReady() {
-            try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress("127.0.0.1", port), 200);
-                s.setSoTimeout(2000);
-                s.getOutputStream().write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
-                byte[] buf = new byte[7];
-                int n = s.getInputStream().read(buf);
-                return n > 0 && new String(buf, 0, n, StandardCharsets.US_ASCII).startsWith("+PONG");
-            } catch (IOException e) {
-                return false;
-            }
+            return RedisServer.answersPing(port);
         }
 
         @Override

@@ -73,6 +73,20 @@ public final class RedisServer extends ServerHandle implements AutoCloseable {
     }
 
 
+    /** True when a Redis on {@code 127.0.0.1:port} answers {@code PING} with {@code +PONG} (a readiness probe). */
+    static boolean answersPing(int port) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+            s.setSoTimeout(2000);
+            s.getOutputStream().write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+            byte[] buf = new byte[7];
+            int n = s.getInputStream().read(buf);
+            return n > 0 && new String(buf, 0, n, StandardCharsets.US_ASCII).startsWith("+PONG");
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     /** Sends one command over a plain socket (RESP) and returns the raw reply line; for test setup only. */
     public String command(String... args) {
         URI u = URI.create(url);
@@ -133,16 +147,7 @@ public final class RedisServer extends ServerHandle implements AutoCloseable {
 
         @Override
         protected boolean isReady() {
-            try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress("127.0.0.1", port), 200);
-                s.setSoTimeout(2000);
-                s.getOutputStream().write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
-                byte[] buf = new byte[7];
-                int n = s.getInputStream().read(buf);
-                return n > 0 && new String(buf, 0, n, StandardCharsets.US_ASCII).startsWith("+PONG");
-            } catch (IOException e) {
-                return false;
-            }
+            return answersPing(port);
         }
     }
 }
