@@ -113,14 +113,30 @@ public final class ClickHouseServer extends ServerHandle implements AutoCloseabl
         query(sql);
     }
 
-    /** Runs a query and returns the raw response body (add {@code FORMAT TabSeparated} to the SQL). */
+    /**
+     * Runs a query and returns the raw response body (add {@code FORMAT TabSeparated} to the SQL).
+     *
+     * <p>The server closes idle keep-alive connections after 3 s (its default); a request that picks such a
+     * connection from the client's pool just as the server closes it fails before the server read it. The JDK
+     * client retries that only for GET, so this retries it once here: always for a read ({@code SELECT},
+     * {@code SHOW}, {@code EXISTS}, {@code DESCRIBE}), and for a statement only when the connection had expired
+     * (nothing was processed).
+     */
     public String query(String sql) {
         HttpRequest req = HttpRequest.newBuilder(URI.create(url + "/"))
                 .timeout(Duration.ofSeconds(60))
                 .POST(HttpRequest.BodyPublishers.ofString(sql, StandardCharsets.UTF_8))
                 .build();
         try {
-            HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            HttpResponse<String> r;
+            try {
+                r = http.send(req, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            } catch (IOException first) {
+                if (!isRead(sql) && !connectionExpired(first)) {
+                    throw first;
+                }
+                r = http.send(req, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            }
             if (r.statusCode() != 200) {
                 throw new IllegalStateException("ClickHouse " + r.statusCode() + " for [" + sql + "]: " + r.body());
             }
@@ -131,6 +147,22 @@ public final class ClickHouseServer extends ServerHandle implements AutoCloseabl
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
+    }
+
+    private static boolean isRead(String sql) {
+        String head = sql.stripLeading().toUpperCase(java.util.Locale.ROOT);
+        return head.startsWith("SELECT") || head.startsWith("SHOW") || head.startsWith("EXISTS")
+                || head.startsWith("DESCRIBE");
+    }
+
+    private static boolean connectionExpired(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t.getClass().getSimpleName().equals("ConnectionExpiredException")
+                    || String.valueOf(t.getMessage()).contains("header parser received no bytes")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A single number, e.g. {@code SELECT count() FROM db.t}. */
