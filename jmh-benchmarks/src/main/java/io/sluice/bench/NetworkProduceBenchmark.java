@@ -52,6 +52,10 @@ public class NetworkProduceBenchmark {
     @Param({"sluice", "raw-echo"})
     public String target;
 
+    /** The broker's {@code wait.strategy} ({@link io.sluice.core.WaitStrategyType}, lower case); try others with {@code -p waitStrategy=yielding}. */
+    @Param({"sleeping"})
+    public String waitStrategy;
+
     private TempDir dir;
     private Broker broker;
     private BrokerServer server;
@@ -71,7 +75,8 @@ public class NetworkProduceBenchmark {
             return;
         }
         dir = new TempDir(Path.of(System.getProperty("java.io.tmpdir")), "sluice-jmh-net");
-        broker = Broker.open(BrokerConfig.builder(dir.resolve("broker")).build());
+        broker = Broker.open(BrokerConfig.builder(dir.resolve("broker"))
+                .waitStrategy(io.sluice.core.WaitStrategyType.valueOf(waitStrategy.toUpperCase(java.util.Locale.ROOT))).build());
         broker.createTopic(TopicConfig.of("net", 1));
         server = BrokerServer.start(broker, BrokerServerConfig.builder().bindAddress("127.0.0.1").port(0).build());
         producer = new RemoteProducer(RemoteProducerConfig.builder(ClientConfig.of("127.0.0.1:" + server.port()))

@@ -52,9 +52,32 @@ public record ProducerRecord(String topic, Integer partition, byte[] key, byte[]
     /** Bytes this record occupies in the journal, compared against {@code maxEventSize}. */
     public int serializedSize() {
         int size = 8 + 8 + 4 + (key == null ? 0 : key.length) + 2 + 4 + value.length;
-        for (Header h : headers) {
-            size += 2 + h.key().getBytes(StandardCharsets.UTF_8).length + 4 + h.value().length;
+        // indexed, not for-each: this runs on every send, and the list iterator is not always scalar-replaced
+        for (int i = 0, n = headers.size(); i < n; i++) {
+            Header h = headers.get(i);
+            size += 2 + utf8Length(h.key()) + 4 + h.value().length;
         }
         return size;
+    }
+
+    /** Length of {@code s} encoded by {@code getBytes(UTF_8)}, without encoding it (a lone surrogate becomes '?'). */
+    static int utf8Length(String s) {
+        int n = s.length();
+        int bytes = n;
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                continue;
+            }
+            if (c < 0x800) {
+                bytes += 1;
+            } else if (!Character.isSurrogate(c)) {
+                bytes += 2;
+            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                bytes += 2; // two chars, four bytes
+                i++;
+            } // a lone surrogate is one '?'
+        }
+        return bytes;
     }
 }
