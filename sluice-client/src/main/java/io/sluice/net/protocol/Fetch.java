@@ -108,6 +108,9 @@ public final class Fetch {
             for (int i = 0; i < count; i++) {
                 String topic = Wire.readRequiredString(in, "topic");
                 int partition = Wire.readInt(in);
+                if (partition < 0) {
+                    throw new ProtocolException("negative partition " + partition + " in a fetch response");
+                }
                 SluiceException.Code error = SluiceException.Code.of(Wire.readShort(in));
                 String message = Wire.readString(in);
                 long start = Wire.readLong(in);
@@ -136,6 +139,9 @@ public final class Fetch {
             for (int i = 0; i < count; i++) {
                 String topic = Wire.readRequiredString(in, "topic");
                 int partition = Wire.readInt(in);
+                if (partition < 0) {
+                    throw new ProtocolException("negative partition " + partition + " in a fetch response");
+                }
                 SluiceException.Code error = SluiceException.Code.of(Wire.readShort(in));
                 String message = Wire.readString(in);
                 long start = Wire.readLong(in);
