@@ -328,8 +328,9 @@ public final class RemoteConsumer implements Consumer {
                 continue;
             }
             if (p.error() == SluiceException.Code.CORRUPT_RECORD) {
-                throw new SluiceException.CorruptRecordException(p.errorMessage().startsWith(tp.toString()) ? p.errorMessage()
-                        : tp + ": " + p.errorMessage(), tp, fetchPosition(tp));
+                String message = String.valueOf(p.errorMessage());
+                throw new SluiceException.CorruptRecordException(message.startsWith(tp.toString()) ? message : tp + ": " + message,
+                        tp, fetchPosition(tp));
             }
             if (p.error() != SluiceException.Code.NONE) {
                 throw SluiceException.fromCode(p.error(), tp + ": " + p.errorMessage());
