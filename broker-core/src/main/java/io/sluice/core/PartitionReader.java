@@ -38,7 +38,8 @@ public interface PartitionReader extends AutoCloseable {
      * record copied.
      *
      * @return the number of bytes copied; 0 when the reader is at the end
-     * @throws SluiceException.CorruptRecordException if a batch's framing is damaged
+     * @throws SluiceException.CorruptRecordException if the first batch's framing is damaged (a damaged batch after
+     *         sound ones ends the read before it; the next read reports it)
      */
     int readBatches(int maxBytes, BatchSink sink);
 

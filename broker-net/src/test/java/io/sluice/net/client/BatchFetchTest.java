@@ -36,6 +36,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -79,15 +80,20 @@ class BatchFetchTest {
         return n % 4 == 1 ? List.of(Header.of("h", "v" + n)) : List.of();
     }
 
-    /** Produces {@link #RECORDS} records over the network, many per request, so the journal stores them in batches. */
+    /**
+     * Produces {@link #RECORDS} records over the network, many per request, so the journal stores them in batches of
+     * several records; in four rounds of 100 that each wait for their acknowledgements, so there are at least four.
+     */
     private void produce() throws Exception {
         broker.broker.createTopic(TopicConfig.of(TOPIC, 1));
         List<CompletableFuture<RecordMetadata>> acks = new ArrayList<>();
         try (Producer producer = new RemoteProducer(broker.bootstrap(), ProducerConfig.DEFAULT)) {
             for (int n = 0; n < RECORDS; n++) {
                 acks.add(producer.send(new ProducerRecord(TOPIC, 0, key(n), value(n), headers(n), 1_000 + n)));
+                if (n % 100 == 99) {
+                    producer.flush();
+                }
             }
-            producer.flush();
         }
         for (int n = 0; n < RECORDS; n++) {
             assertThat(acks.get(n).get().offset()).isEqualTo(n);
@@ -261,6 +267,46 @@ class BatchFetchTest {
     }
 
     @Test
+    void aBatchWhoseFramingIsDamagedIsReportedByTheBrokerAsCorruptRecordNamingPartitionAndOffset() throws Exception {
+        broker = TestBroker.start(dir);
+        produce();
+        List<Batch> batches = storedBatches();
+        assertThat(batches).hasSizeGreaterThanOrEqualTo(3);
+        Batch damaged = batches.get(batches.size() / 2);
+        broker.close();
+        broker = null;
+        // the batch's header as stored: base offset, batch length, partition leader epoch -1, magic 2
+        byte[] header = Unpooled.buffer().writeLong(damaged.baseOffset()).writeInt(damaged.size() - 12).writeInt(-1)
+                .writeByte(2).array();
+        flipByteAt(Arrays.copyOf(header, 17), 16); // magic 2 -> 3: the broker cannot walk past it
+        broker = TestBroker.start(dir);
+
+        try (RawClient raw = new RawClient(broker.bootstrap())) {
+            ByteBuf body = raw.fetch(Fetch.VERSION_BATCHES, damaged.baseOffset() + damaged.count() - 1, 1 << 20);
+            Fetch.PartitionData p = Fetch.Response.decodeBatches(body, new Fetch.Request(0, 1 << 20,
+                    List.of(new Fetch.PartitionRequest(TP, damaged.baseOffset() + damaged.count() - 1, 1 << 20)))).partitions().get(0);
+            assertThat(p.error()).isEqualTo(SluiceException.Code.CORRUPT_RECORD);
+            assertThat(p.errorMessage()).contains(TP.toString(), "offset " + (damaged.baseOffset() + damaged.count() - 1), "magic");
+        }
+        ConsumerConfig config = ConsumerConfig.builder().offsetReset(OffsetReset.EARLIEST).maxPollRecords(RECORDS).build();
+        List<ConsumerRecord> read = new ArrayList<>();
+        try (Consumer consumer = new RemoteConsumer(broker.bootstrap(), config)) {
+            consumer.assign(Set.of(TP));
+            assertThatThrownBy(() -> {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (System.nanoTime() < deadline) {
+                    read.addAll(consumer.poll(Duration.ofMillis(100)));
+                }
+            }).isInstanceOfSatisfying(SluiceException.CorruptRecordException.class, e -> {
+                assertThat(e.partition()).isEqualTo(TP);
+                assertThat(e.offset()).isEqualTo(damaged.baseOffset());
+                assertThat(e.getMessage()).contains(TP.toString(), "offset " + damaged.baseOffset());
+            });
+            assertThat(read).as("every record before the damaged batch").hasSize((int) damaged.baseOffset());
+        }
+    }
+
+    @Test
     void theRecordByRecordVersionZeroIsStillAnsweredAndAnUnknownVersionIsRefused() throws Exception {
         broker = TestBroker.start(dir);
         produce();
@@ -292,6 +338,11 @@ class BatchFetchTest {
     }
 
     private void flipByteOf(byte[] needle) throws IOException {
+        flipByteAt(needle, 2);
+    }
+
+    /** Flips the low bit of byte {@code at} of the first occurrence of {@code needle} in a journal file. */
+    private void flipByteAt(byte[] needle, int at) throws IOException {
         List<Path> files;
         try (Stream<Path> walk = Files.walk(dir)) {
             files = walk.filter(p -> p.toString().endsWith(".cq4")).toList();
@@ -300,10 +351,10 @@ class BatchFetchTest {
             try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
                 byte[] head = new byte[(int) Math.min(raf.length(), 4 << 20)];
                 raf.readFully(head);
-                int at = indexOf(head, needle);
-                if (at >= 0) {
-                    raf.seek(at + 2);
-                    raf.write(head[at + 2] ^ 0x01);
+                int found = indexOf(head, needle);
+                if (found >= 0) {
+                    raf.seek(found + at);
+                    raf.write(head[found + at] ^ 0x01);
                     return;
                 }
             }

@@ -171,6 +171,10 @@ public final class JournalReader implements PartitionReader {
                 String problem = RecordBatchCodec.checkFraming(in, start, in.readRemaining());
                 if (problem != null) {
                     positioned = false;
+                    if (bytes > 0) {
+                        resumeIndex = dc.index(); // hand over the sound batches; the next read reports this one
+                        break;
+                    }
                     throw journal.corrupt(position, problem);
                 }
                 long base = RecordBatchCodec.baseOffset(in, start);
