@@ -94,8 +94,10 @@ public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize,
             .define(MAX_FETCH_WAIT_MS, Type.INT, 30_000, Validator.atLeast(0), Importance.LOW,
                     "cap on a fetch's long-poll wait")
             .define(MAX_FETCH_BYTES, Type.INT, 1 << 20, Validator.atLeast(1024), Importance.MEDIUM,
-                    "cap on the bytes one fetch response carries, whatever the client asks for; memory held for a "
-                            + "connection that stops reading stays within max.inflight.per.connection × max.fetch.bytes")
+                    "cap on the bytes one fetch response carries, whatever the client asks for (beyond it only the "
+                            + "first whole record batch of a partition, as Kafka does); memory held for a connection "
+                            + "that stops reading stays within max.inflight.per.connection × (max.fetch.bytes + one "
+                            + "batch per partition fetched)")
             .define(PREFER_NATIVE_TRANSPORT, Type.BOOLEAN, true, Importance.LOW, "use epoll when available")
             .define(SHUTDOWN_TIMEOUT_MS, Type.LONG, 10_000L, Validator.atLeast(0), Importance.LOW,
                     "how long shutdown waits for in-flight requests")

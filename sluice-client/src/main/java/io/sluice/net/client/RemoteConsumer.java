@@ -49,7 +49,13 @@ import java.util.function.Function;
  * session timeout (at most every second) with its member id and generation. When the group rebalances it drops every
  * partition (and any prefetched records), rejoins, and starts the new generation's partitions from their committed
  * offsets (else {@code offsetReset}); {@link #close} leaves. After each poll that returned records the consumer prefetches the next records (a fetch
- * that does not wait), so a busy consumer overlaps the network round trip with the application's work.
+ * that does not wait, from the end of what it has buffered), so a busy consumer overlaps the network round trip with
+ * the application's work.
+ *
+ * <p>Fetches use FETCH version 1: the broker ships its stored record batches unchanged, and this consumer checks each
+ * batch's framing and CRC32C ({@link io.sluice.net.protocol.RecordBatchReader}) before decoding it, skipping the
+ * records before the offset it asked for. A damaged batch is a {@link SluiceException.CorruptRecordException}
+ * naming the partition and the offset, thrown by {@link #poll} once the records before it were returned.
  */
 public final class RemoteConsumer implements Consumer {
     private static final Logger LOG = LoggerFactory.getLogger(RemoteConsumer.class);
@@ -64,6 +70,8 @@ public final class RemoteConsumer implements Consumer {
     private final long requestTimeoutMillis;
     private final Set<TopicPartition> assignment = new TreeSet<>();
     private final Map<TopicPartition, Long> positions = new HashMap<>();
+    /** per partition with buffered records: the offset after the last of them, where the next fetch starts */
+    private final Map<TopicPartition, Long> fetchPositions = new HashMap<>();
     private final ArrayDeque<ConsumerRecord> buffer = new ArrayDeque<>();
     private CompletableFuture<Fetch.Response> inFlightFetch;
     private String subscribedTopic;
@@ -122,6 +130,7 @@ public final class RemoteConsumer implements Consumer {
     public void seek(TopicPartition partition, long offset) {
         requireAssigned(partition);
         positions.put(partition, offset);
+        forgetBuffered(partition);
         // A prefetch sent after the last poll reads from the old position: abandon it (its response is matched by
         // correlation id and dropped; positions only move on records handed out, so nothing is lost) so that the
         // next poll after a seek costs one fetch round trip, not two.
@@ -273,10 +282,23 @@ public final class RemoteConsumer implements Consumer {
     private CompletableFuture<Fetch.Response> sendFetch(int maxWaitMillis) {
         List<Fetch.PartitionRequest> partitions = new ArrayList<>(assignment.size());
         for (TopicPartition tp : assignment) {
-            partitions.add(new Fetch.PartitionRequest(tp, positions.get(tp), config.maxPollBytes()));
+            partitions.add(new Fetch.PartitionRequest(tp, fetchPosition(tp), config.maxPollBytes()));
         }
         Fetch.Request request = new Fetch.Request(maxWaitMillis, config.maxPollBytes(), partitions);
-        return connector.connected().request(ApiKey.FETCH, request::encode, Fetch.Response::decode);
+        return connector.connected().request(ApiKey.FETCH, request::encode, in -> Fetch.Response.decodeBatches(in, request));
+    }
+
+    /** Where the next fetch of {@code tp} starts: after its buffered records, else at its position. */
+    private long fetchPosition(TopicPartition tp) {
+        Long buffered = fetchPositions.get(tp);
+        return buffered != null ? buffered : positions.get(tp);
+    }
+
+    /** Drops {@code tp}'s buffered records (its position moved elsewhere). */
+    private void forgetBuffered(TopicPartition tp) {
+        if (fetchPositions.remove(tp) != null) {
+            buffer.removeIf(r -> r.topicPartition().equals(tp));
+        }
     }
 
     private Fetch.Response awaitFetch() {
@@ -302,13 +324,21 @@ public final class RemoteConsumer implements Consumer {
                 LOG.warn("{}: {}; offsetReset={} moves to {}: {} offsets were never read", tp, p.errorMessage(),
                         config.offsetReset(), reset, skipped);
                 positions.put(tp, reset);
+                forgetBuffered(tp);
                 continue;
+            }
+            if (p.error() == SluiceException.Code.CORRUPT_RECORD) {
+                String message = String.valueOf(p.errorMessage());
+                throw new SluiceException.CorruptRecordException(message.startsWith(tp.toString()) ? message : tp + ": " + message,
+                        tp, fetchPosition(tp));
             }
             if (p.error() != SluiceException.Code.NONE) {
                 throw SluiceException.fromCode(p.error(), tp + ": " + p.errorMessage());
             }
-            if (!p.records().isEmpty() && p.records().get(0).offset() == position) {
-                buffer.addAll(p.records());
+            List<ConsumerRecord> records = p.records();
+            if (!records.isEmpty() && records.get(0).offset() == fetchPosition(tp)) {
+                buffer.addAll(records);
+                fetchPositions.put(tp, records.get(records.size() - 1).offset() + 1);
             }
         }
     }
@@ -328,13 +358,19 @@ public final class RemoteConsumer implements Consumer {
                 positions.put(tp, position + 1);
             }
         }
+        if (buffer.isEmpty()) {
+            fetchPositions.clear(); // every partition fetches from its position again
+        }
         return out;
     }
 
     private ConsumerRecord fetchOne(TopicPartition tp, long offset) {
         Fetch.Request request = new Fetch.Request(0, 1, List.of(new Fetch.PartitionRequest(tp, offset, 1)));
-        Fetch.Response response = call(ApiKey.FETCH, request::encode, Fetch.Response::decode);
+        Fetch.Response response = call(ApiKey.FETCH, request::encode, in -> Fetch.Response.decodeBatches(in, request));
         Fetch.PartitionData p = response.partitions().get(0);
+        if (p.error() == SluiceException.Code.CORRUPT_RECORD) {
+            throw new SluiceException.CorruptRecordException(tp + ": " + p.errorMessage(), tp, offset);
+        }
         if (p.error() != SluiceException.Code.NONE) {
             throw SluiceException.fromCode(p.error(), p.errorMessage());
         }
@@ -417,6 +453,7 @@ public final class RemoteConsumer implements Consumer {
             }
         }
         buffer.clear();
+        fetchPositions.clear();
         positions.keySet().retainAll(next);
         assignment.clear();
         assignment.addAll(next);

@@ -10,7 +10,7 @@ public enum ApiKey {
     METADATA(1),
     CREATE_TOPIC(2),
     PRODUCE(3),
-    FETCH(4),
+    FETCH(4, 0, 1), // 0: records re-encoded one by one; 1: the stored record batches (Fetch.VERSION_BATCHES)
     LIST_OFFSETS(5),
     OFFSET_COMMIT(6, 1, 1),
     OFFSET_FETCH(7, 1, 1),

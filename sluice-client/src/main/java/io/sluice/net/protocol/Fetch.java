@@ -10,18 +10,28 @@ import java.util.List;
 
 /**
  * FETCH: records from one or more partitions, each from an offset; long-polls up to {@code maxWaitMillis} until at
- * least one partition has a record.
+ * least one partition has a record. The request is the same in both versions.
  * <pre>
  * request:  maxWaitMillis int32 | maxBytes int32 | partitions array of
  *              topic string | partition int32 | offset int64 | partitionMaxBytes int32
  * response: partitions array of
  *              topic string | partition int32 | errorCode int16 | errorMessage string (null when 0)
- *              | startOffset int64 | endOffset int64 | records array of fetched records
+ *              | startOffset int64 | endOffset int64
+ *              | v0: records array of fetched records
+ *              | v1: batchBytes int32 | the stored record batches, back to back ({@link RecordBatchReader})
  * </pre>
- * {@code maxBytes} and {@code partitionMaxBytes} bound key+value bytes; at least one record per partition is
- * returned when available, so a record larger than the bound still makes progress.
+ * Version 1 (what this client sends) ships the journal's record batches whole and unchanged: the first may start
+ * before the requested offset (the client skips those records), {@code maxBytes} and {@code partitionMaxBytes} bound
+ * batch bytes, and at least one whole batch per partition is returned when available, so a batch larger than the
+ * bound still makes progress. Version 0 re-encodes record by record; {@code maxBytes} and
+ * {@code partitionMaxBytes} bound key+value bytes and at least one record per partition is returned when available.
  */
 public final class Fetch {
+    /** Records re-encoded one by one ({@link RecordCodec#writeFetched}). */
+    public static final short VERSION_RECORDS = 0;
+    /** The stored record batches, whole and unchanged. */
+    public static final short VERSION_BATCHES = 1;
+
     private Fetch() {
     }
 
@@ -70,7 +80,10 @@ public final class Fetch {
 
     /** Decoded by clients; the server writes this layout directly while it reads the journal. */
     public record Response(List<PartitionData> partitions) {
-        /** Writes a partition header and returns the index of its record count, to patch with {@link #patchCount}. */
+        /**
+         * Writes a partition header and returns the index of its record count (v0) or batch bytes (v1), written as
+         * 0, to patch with {@link #patchCount}.
+         */
         public static int writePartitionHeader(ByteBuf out, TopicPartition tp, SluiceException.Code error, String message,
                                                long startOffset, long endOffset) {
             Wire.writeString(out, tp.topic());
@@ -84,6 +97,7 @@ public final class Fetch {
             return countIndex;
         }
 
+        /** Patches a count (v0: records) or a size (v1: batch bytes) written by {@link #writePartitionHeader}. */
         public static void patchCount(ByteBuf out, int countIndex, int count) {
             out.setInt(countIndex, count);
         }
@@ -94,6 +108,9 @@ public final class Fetch {
             for (int i = 0; i < count; i++) {
                 String topic = Wire.readRequiredString(in, "topic");
                 int partition = Wire.readInt(in);
+                if (partition < 0) {
+                    throw new ProtocolException("negative partition " + partition + " in a fetch response");
+                }
                 SluiceException.Code error = SluiceException.Code.of(Wire.readShort(in));
                 String message = Wire.readString(in);
                 long start = Wire.readLong(in);
@@ -106,6 +123,63 @@ public final class Fetch {
                 partitions.add(new PartitionData(new TopicPartition(topic, partition), error, message, start, end, list));
             }
             return new Response(partitions);
+        }
+
+        /**
+         * Decodes a version-1 response to {@code request}: each partition's batches are checked (framing, CRC32C)
+         * and decoded, keeping the records at or after the offset the request asked for. A damaged batch ends that
+         * partition's records: if it is the first, the partition carries {@code CORRUPT_RECORD} with a message
+         * naming the partition and the offsets; otherwise the records before it are returned and the next fetch,
+         * which starts at the damaged batch, reports it.
+         */
+        public static Response decodeBatches(ByteBuf in, Request request) {
+            RecordBatchReader reader = new RecordBatchReader();
+            int count = Wire.readCount(in, 2 + 4 + 2 + 2 + 8 + 8 + 4, "partition");
+            List<PartitionData> partitions = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                String topic = Wire.readRequiredString(in, "topic");
+                int partition = Wire.readInt(in);
+                if (partition < 0) {
+                    throw new ProtocolException("negative partition " + partition + " in a fetch response");
+                }
+                SluiceException.Code error = SluiceException.Code.of(Wire.readShort(in));
+                String message = Wire.readString(in);
+                long start = Wire.readLong(in);
+                long end = Wire.readLong(in);
+                int size = Wire.readInt(in);
+                if (size < 0 || size > in.readableBytes()) {
+                    throw new ProtocolException("batch bytes " + size + " do not fit the " + in.readableBytes() + " bytes left");
+                }
+                TopicPartition tp = new TopicPartition(topic, partition);
+                long from = requestedOffset(request, i, tp);
+                ByteBuf batches = in.readSlice(size);
+                List<ConsumerRecord> list = new ArrayList<>();
+                try {
+                    reader.readAll(batches, topic, partition, from, list);
+                } catch (RecordBatchReader.DamagedBatchException e) {
+                    if (list.isEmpty()) {
+                        error = SluiceException.Code.CORRUPT_RECORD;
+                        message = "the fetched batch holding offset " + from + " (base offset " + e.baseOffset()
+                                + ") is damaged: " + e.getMessage();
+                    }
+                }
+                partitions.add(new PartitionData(tp, error, message, start, end, list));
+            }
+            return new Response(partitions);
+        }
+
+        /** The offset {@code request} asked for on {@code tp}; partitions are answered in request order. */
+        private static long requestedOffset(Request request, int index, TopicPartition tp) {
+            List<PartitionRequest> asked = request.partitions();
+            if (index < asked.size() && asked.get(index).partition().equals(tp)) {
+                return asked.get(index).offset();
+            }
+            for (PartitionRequest p : asked) {
+                if (p.partition().equals(tp)) {
+                    return p.offset();
+                }
+            }
+            throw new ProtocolException("fetch response names " + tp + ", which the request did not ask for");
         }
     }
 }

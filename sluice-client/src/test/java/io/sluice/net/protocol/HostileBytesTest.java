@@ -39,6 +39,8 @@ class HostileBytesTest {
         DECODERS.put("produce response", Produce.Response::decode);
         DECODERS.put("fetch request", Fetch.Request::decode);
         DECODERS.put("fetch response", Fetch.Response::decode);
+        DECODERS.put("fetch response v1 (batches)", in -> Fetch.Response.decodeBatches(in, new Fetch.Request(0, 1,
+                List.of(new Fetch.PartitionRequest(new TopicPartition("topic", 1), 0, 1)))));
         DECODERS.put("metadata request", Metadata.Request::decode);
         DECODERS.put("metadata response", Metadata.Response::decode);
         DECODERS.put("create topic request", CreateTopic.Request::decode);
@@ -162,6 +164,14 @@ class HostileBytesTest {
         return List.of(
                 sample("produce request", Produce.Request::decode, new Produce.Request(Acks.JOURNAL, "topic", 1, List.of(r, r))::encode),
                 sample("fetch request", Fetch.Request::decode, new Fetch.Request(10, 100, List.of(new Fetch.PartitionRequest(tp, 3, 50)))::encode),
+                sample("fetch response v1 (batches)", in -> Fetch.Response.decodeBatches(in, new Fetch.Request(0, 1,
+                        List.of(new Fetch.PartitionRequest(tp, 4, 1)))), out -> {
+                    byte[] batch = RecordBatchReaderTest.batch(3, 2);
+                    out.writeInt(1);
+                    int size = Fetch.Response.writePartitionHeader(out, tp, SluiceException.Code.NONE, null, 0, 5);
+                    out.writeBytes(batch);
+                    Fetch.Response.patchCount(out, size, batch.length);
+                }),
                 sample("create topic request", CreateTopic.Request::decode, new CreateTopic.Request(TopicConfig.of("topic", 3), false)::encode),
                 sample("offset commit request", OffsetCommit.Request::decode, new OffsetCommit.Request("g", "m", 2, Map.of(tp, 5L))::encode),
                 sample("join request", Groups.JoinRequest::decode, new Groups.JoinRequest("g", "topic", "m", 4, "c", 1000)::encode),

@@ -5,9 +5,11 @@ import io.sluice.core.PartitionReader;
 import io.sluice.core.SluiceException;
 import io.sluice.core.TopicPartition;
 import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.core.Jvm;
 import net.openhft.chronicle.queue.ExcerptTailer;
 import net.openhft.chronicle.wire.DocumentContext;
 
+import java.nio.ByteBuffer;
 import java.util.function.Consumer;
 
 /**
@@ -78,15 +80,7 @@ public final class JournalReader implements PartitionReader {
             throw new SluiceException.OffsetOutOfRangeException(journal.partition() + ": offset " + position
                     + " was removed by retention; the first retained offset is " + journal.startOffset());
         }
-        ExcerptTailer t = tailer();
-        if (!positioned) {
-            long index = resumeIndex >= 0 ? resumeIndex : journal.documentIndexOf(t, position);
-            resumeIndex = -1;
-            if (index < 0 || !t.moveToIndex(index)) {
-                throw new SluiceException.JournalException(journal.partition() + ": cannot position at offset " + position, null);
-            }
-            positioned = true;
-        }
+        ExcerptTailer t = positionedTailer();
         TopicPartition tp = journal.partition();
         int count = 0;
         int bytes = 0;
@@ -147,6 +141,101 @@ public final class JournalReader implements PartitionReader {
             }
         }
         return count;
+    }
+
+    @Override
+    public int readBatches(int maxBytes, BatchSink sink) {
+        if (closed) {
+            throw new SluiceException.ClosedException(journal.partition() + ": reader is closed");
+        }
+        long end = journal.endOffset();
+        if (position >= end) {
+            return 0;
+        }
+        if (position < journal.startOffset()) {
+            throw new SluiceException.OffsetOutOfRangeException(journal.partition() + ": offset " + position
+                    + " was removed by retention; the first retained offset is " + journal.startOffset());
+        }
+        ExcerptTailer t = positionedTailer();
+        int bytes = 0;
+        while (position < end) {
+            try (DocumentContext dc = t.readingDocument()) {
+                if (!dc.isPresent()) {
+                    break;
+                }
+                if (dc.isMetaData()) {
+                    continue;
+                }
+                Bytes<?> in = dc.wire().bytes();
+                long start = in.readPosition();
+                String problem = RecordBatchCodec.checkFraming(in, start, in.readRemaining());
+                if (problem != null) {
+                    positioned = false;
+                    if (bytes > 0) {
+                        resumeIndex = dc.index(); // hand over the sound batches; the next read reports this one
+                        break;
+                    }
+                    throw journal.corrupt(position, problem);
+                }
+                long base = RecordBatchCodec.baseOffset(in, start);
+                long next = base + RecordBatchCodec.recordCount(in, start);
+                if (next <= position) {
+                    continue; // a batch wholly before the position: the file under us changed (retention)
+                }
+                if (base > position) {
+                    positioned = false;
+                    throw new SluiceException.JournalException(journal.partition() + ": expected offset " + position
+                            + " but the next journal batch starts at " + base, null);
+                }
+                int length = RecordBatchCodec.LOG_OVERHEAD + RecordBatchCodec.batchLength(in, start);
+                if (bytes > 0 && (long) bytes + length > maxBytes) {
+                    // does not fit: the tailer moves past it on close, so come back to it next time
+                    resumeIndex = dc.index();
+                    positioned = false;
+                    break;
+                }
+                ByteBuffer dst;
+                try {
+                    dst = sink.claim(length);
+                    copy(in, start, dst, length);
+                } catch (RuntimeException e) {
+                    resumeIndex = dc.index();
+                    positioned = false;
+                    throw e;
+                }
+                bytes += length;
+                position = next;
+            }
+        }
+        return bytes;
+    }
+
+    /** One copy from the mapped journal into {@code dst}: native to native when the buffer is direct. */
+    private static void copy(Bytes<?> in, long from, ByteBuffer dst, int length) {
+        if (dst.remaining() < length) {
+            throw new IllegalArgumentException("claimed buffer has " + dst.remaining() + " bytes for a " + length + "-byte batch");
+        }
+        int at = dst.position();
+        if (dst.isDirect()) {
+            in.nativeRead(from, Jvm.address(dst) + at, length);
+        } else {
+            in.read(from, dst.array(), dst.arrayOffset() + at, length);
+        }
+        dst.position(at + length);
+    }
+
+    /** The tailer, on the batch that holds {@link #position} (or where a read stopped inside a batch). */
+    private ExcerptTailer positionedTailer() {
+        ExcerptTailer t = tailer();
+        if (!positioned) {
+            long index = resumeIndex >= 0 ? resumeIndex : journal.documentIndexOf(t, position);
+            resumeIndex = -1;
+            if (index < 0 || !t.moveToIndex(index)) {
+                throw new SluiceException.JournalException(journal.partition() + ": cannot position at offset " + position, null);
+            }
+            positioned = true;
+        }
+        return t;
     }
 
     private ExcerptTailer tailer() {

@@ -532,7 +532,7 @@ public final class PartitionJournal implements AutoCloseable {
         long step = 1;
         while (true) {
             long probe = lo + step;
-            long base = baseOffsetAt(tailer, cycle, probe);
+            long base = baseOffsetAt(tailer, cycle, probe, offset);
             if (base < 0 || base > offset) {
                 hi = probe;
                 break;
@@ -542,7 +542,7 @@ public final class PartitionJournal implements AutoCloseable {
         }
         while (hi - lo > 1) { // base(lo) <= offset < base(hi), or hi is past the cycle's last batch
             long mid = (lo + hi) >>> 1;
-            long base = baseOffsetAt(tailer, cycle, mid);
+            long base = baseOffsetAt(tailer, cycle, mid, offset);
             if (base >= 0 && base <= offset) {
                 lo = mid;
             } else {
@@ -552,8 +552,11 @@ public final class PartitionJournal implements AutoCloseable {
         return rollCycle.toIndex(cycle, lo);
     }
 
-    /** Base offset of the batch at (cycle, sequence), or -1 if there is none. */
-    private long baseOffsetAt(ExcerptTailer tailer, int cycle, long sequence) {
+    /**
+     * Base offset of the batch at (cycle, sequence), or -1 if there is none. A batch whose framing is damaged is a
+     * {@link SluiceException.CorruptRecordException} naming the offset being looked for.
+     */
+    private long baseOffsetAt(ExcerptTailer tailer, int cycle, long sequence, long soughtOffset) {
         long index = rollCycle.toIndex(cycle, sequence);
         if (!tailer.moveToIndex(index)) {
             return -1;
@@ -563,7 +566,11 @@ public final class PartitionJournal implements AutoCloseable {
                 return -1;
             }
             Bytes<?> in = dc.wire().bytes();
-            checkFraming(in, in.readPosition(), in.readRemaining());
+            String problem = RecordBatchCodec.checkFraming(in, in.readPosition(), in.readRemaining());
+            if (problem != null) {
+                throw new SluiceException.CorruptRecordException(partition + ": looking for offset " + soughtOffset
+                        + " in " + dir + ", a journal batch is damaged: " + problem, partition, soughtOffset);
+            }
             return RecordBatchCodec.baseOffset(in, in.readPosition());
         }
     }

@@ -8,6 +8,7 @@ import io.sluice.core.TopicPartition;
 import io.sluice.net.protocol.Fetch;
 import io.sluice.net.protocol.RecordCodec;
 
+import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -15,19 +16,25 @@ import java.util.concurrent.TimeUnit;
  * (or an error); otherwise it waits to be woken, not on a polling timer: {@link Broker#onNextAppend} runs it again
  * on the event loop after the next journal batch of a requested partition, and one timer answers it (empty) when
  * {@code maxWaitMillis} passed.
- * Records are copied from the connection's partition reader straight into the response buffer, and only when this
- * response can be written at once ({@link RequestHandler#canWriteNow}): a fetch that is ready behind earlier
- * responses, or behind a socket its client does not read, waits for its turn without holding any records.
+ * Version 1 ({@link Fetch#VERSION_BATCHES}) copies the journal's stored record batches, whole and unchanged, from
+ * the connection's partition reader into the response buffer ({@link PartitionReader#readBatches}: one copy per batch,
+ * no per-record work); version 0 re-encodes record by record ({@link RecordCodec#writeFetched}). Either is built
+ * only when this response can be written at once ({@link RequestHandler#canWriteNow}): a fetch that is ready behind
+ * earlier responses, or behind a socket its client does not read, waits for its turn without holding any records.
  *
- * <p>Response size: at most {@code maxBytes} of key+value bytes plus {@link RecordCodec#MIN_FETCHED_RECORD_SIZE} of
- * framing per record, bounded by reading at most {@code maxBytes / MIN_FETCHED_RECORD_SIZE} records; so a response
- * stays under about {@code 2 * maxBytes} plus partition headers.
+ * <p>Response size, v1: at most {@code maxBytes} of batches, plus one whole batch per partition when its first batch
+ * alone is larger than what is left (a batch is bounded by the journal's batch size, or holds one record of at most
+ * {@code maxEventSize}). v0: at most {@code maxBytes} of key+value bytes plus
+ * {@link RecordCodec#MIN_FETCHED_RECORD_SIZE} of framing per record, bounded by reading at most
+ * {@code maxBytes / MIN_FETCHED_RECORD_SIZE} records; so a response stays under about {@code 2 * maxBytes} plus
+ * partition headers.
  */
 final class FetchOperation implements Runnable {
 
     private final RequestHandler conn;
     private final long sequence;
     private final int correlationId;
+    private final short version;
     private final Fetch.Request request;
     private final long deadlineNanos;
     /** answering (data, error, deadline or draining): later wake-ups and the deadline timer are ignored */
@@ -36,10 +43,11 @@ final class FetchOperation implements Runnable {
     /** cancels the pending append wake-up, or null */
     private Runnable cancelWake;
 
-    FetchOperation(RequestHandler conn, long sequence, int correlationId, Fetch.Request request) {
+    FetchOperation(RequestHandler conn, long sequence, int correlationId, short version, Fetch.Request request) {
         this.conn = conn;
         this.sequence = sequence;
         this.correlationId = correlationId;
+        this.version = version;
         this.request = request;
         this.deadlineNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(request.maxWaitMillis());
     }
@@ -119,6 +127,17 @@ final class FetchOperation implements Runnable {
         conn.succeed(sequence, correlationId, this::write, Math.min(request.maxBytes() + 4096, 4 << 20));
     }
 
+    /**
+     * Room for one batch at the end of {@code out}: a view of its next {@code length} bytes, already counted as
+     * written. {@code out} is one pooled buffer (never composite), so the view writes into it.
+     */
+    private static ByteBuffer claim(ByteBuf out, int length) {
+        out.ensureWritable(length);
+        int at = out.writerIndex();
+        out.writerIndex(at + length);
+        return out.nioBuffer(at, length);
+    }
+
     private void write(ByteBuf out) {
         Broker broker = conn.server.broker;
         int remaining = request.maxBytes();
@@ -152,12 +171,23 @@ final class FetchOperation implements Runnable {
                 if (reader.position() != p.offset()) {
                     reader.seek(p.offset());
                 }
-                count = reader.read(Math.max(1, budget / RecordCodec.MIN_FETCHED_RECORD_SIZE), budget,
-                        r -> RecordCodec.writeFetched(out, r));
+                if (version >= Fetch.VERSION_BATCHES) {
+                    reader.readBatches(budget, length -> claim(out, length));
+                    count = (int) (reader.position() - p.offset());
+                } else {
+                    count = reader.read(Math.max(1, budget / RecordCodec.MIN_FETCHED_RECORD_SIZE), budget,
+                            r -> RecordCodec.writeFetched(out, r));
+                }
             } catch (SluiceException e) {
                 // a read failure (for example the partition was truncated by retention): report it instead
                 out.writerIndex(headerStart);
                 Fetch.Response.writePartitionHeader(out, tp, e.code(), e.getMessage(), start, end);
+                continue;
+            }
+            if (version >= Fetch.VERSION_BATCHES) {
+                Fetch.Response.patchCount(out, countIndex, out.writerIndex() - mark);
+                conn.server.counters.fetchedRecords.add(count);
+                remaining -= out.writerIndex() - mark;
                 continue;
             }
             Fetch.Response.patchCount(out, countIndex, count);

@@ -289,7 +289,7 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
                 closeAfter(sequence, api + " request (only API_VERSIONS and AUTHENTICATE are accepted)");
                 fail(sequence, correlationId, SluiceException.Code.AUTHENTICATION_FAILED, "authenticate first");
             } else {
-                Requests.dispatch(this, api, sequence, correlationId, frame);
+                Requests.dispatch(this, api, version, sequence, correlationId, frame);
             }
         } catch (ProtocolException | IndexOutOfBoundsException e) {
             fail(sequence, correlationId, SluiceException.Code.INVALID_REQUEST, "malformed " + api + " request: " + e.getMessage());

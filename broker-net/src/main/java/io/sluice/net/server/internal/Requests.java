@@ -43,7 +43,7 @@ final class Requests {
     private Requests() {
     }
 
-    static void dispatch(RequestHandler conn, ApiKey api, long seq, int cid, ByteBuf body) {
+    static void dispatch(RequestHandler conn, ApiKey api, short version, long seq, int cid, ByteBuf body) {
         Broker broker = conn.server.broker;
         switch (api) {
             case API_VERSIONS -> conn.succeed(seq, cid, ApiVersions.Response.current(SERVER_VERSION)::encode);
@@ -59,7 +59,7 @@ final class Requests {
             }
             // record sizes are checked against maxEventSize from their length fields, before any record is decoded
             case PRODUCE -> new ProduceOperation(conn, seq, cid, Produce.Request.decode(body, broker.config().maxEventSize())).start();
-            case FETCH -> new FetchOperation(conn, seq, cid, clampFetch(conn, Fetch.Request.decode(body))).run();
+            case FETCH -> new FetchOperation(conn, seq, cid, version, clampFetch(conn, Fetch.Request.decode(body))).run();
             case LIST_OFFSETS -> {
                 ListOffsets.Request r = ListOffsets.Request.decode(body);
                 conn.succeed(seq, cid, listOffsets(broker, r)::encode);

@@ -1,0 +1,262 @@
+package io.sluice.net.protocol;
+
+import io.netty.buffer.ByteBuf;
+import io.sluice.core.ConsumerRecord;
+import io.sluice.core.Header;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+/**
+ * Reads the record batches a FETCH v1 response carries: Kafka's RecordBatch v2 (magic 2, big-endian, CRC32C), the
+ * bytes the broker's journal stores, laid out in docs/journal-format.md. Each batch's framing (magic, length,
+ * record count, record lengths) and CRC32C are checked before any of its records is returned; a damaged batch is a
+ * {@link DamagedBatchException} naming the offset it claims.
+ *
+ * <pre>
+ *  0          8            12           16    17    21           23                 27             35            43
+ *  | base     | batch      | partition  |magic| crc | attributes | last offset delta | base         | max          |
+ *  | offset   | length     | leader     | =2  | u32 | i16        | i32               | timestamp    | timestamp    |
+ *  | i64      | i32        | epoch i32  | i8  |     |            |                   | i64          | i64          |
+ *  43            51         53          57        61
+ *  | producer id | producer | base      | records | records ...
+ *  | i64         | epoch i16| seq i32   | i32     |
+ *
+ *  record: length varint | attributes i8 | timestampDelta varlong | offsetDelta varint
+ *          | keyLength varint (-1: null) | key | valueLength varint | value
+ *          | headerCount varint | headerCount × (keyLength varint | UTF-8 key | valueLength varint | value)
+ * </pre>
+ * {@code batch length} counts the bytes after itself; the CRC covers attributes to the end of the batch.
+ *
+ * <p>Why a second reader beside the journal's {@code RecordBatchCodec.Cursor} (broker-core): that one walks
+ * Chronicle's mapped {@code Bytes} in place, this one a Netty {@link ByteBuf}; sluice-client must not depend on
+ * broker-core (or Chronicle), and a shared {@code ByteBuffer} reader would make the embedded consumer wrap every
+ * mapped document in a {@code ByteBuffer} first. Both follow the same diagram and are tested against each other's
+ * output (the broker writes with the codec, network tests read with this class).
+ *
+ * <p>Single-threaded and reusable; allocates only the records it returns.
+ */
+public final class RecordBatchReader {
+    public static final byte MAGIC = 2;
+    static final int BATCH_LENGTH_OFFSET = 8;
+    static final int MAGIC_OFFSET = 16;
+    static final int CRC_OFFSET = 17;
+    static final int ATTRIBUTES_OFFSET = 21;
+    static final int LAST_OFFSET_DELTA_OFFSET = 23;
+    static final int BASE_TIMESTAMP_OFFSET = 27;
+    static final int RECORDS_COUNT_OFFSET = 57;
+    /** Bytes before the first record. */
+    public static final int HEADER_SIZE = 61;
+    /** Base offset and batch length: the bytes {@code batch length} does not count. */
+    public static final int LOG_OVERHEAD = 12;
+
+    /** A batch failed its framing or CRC32C check. */
+    public static final class DamagedBatchException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final long baseOffset;
+
+        DamagedBatchException(long baseOffset, String message) {
+            super(message);
+            this.baseOffset = baseOffset;
+        }
+
+        /** The base offset the damaged batch claims (-1 when not even that could be read). */
+        public long baseOffset() {
+            return baseOffset;
+        }
+    }
+
+    private final CRC32C crc = new CRC32C();
+
+    /**
+     * Decodes every batch in {@code in}'s readable bytes (consuming them), handing {@code out} the records at or after
+     * {@code fromOffset} in offset order; records before it (the first batch may start earlier) are skipped without
+     * being decoded.
+     *
+     * @return the number of records added
+     * @throws DamagedBatchException at the first damaged batch; records of earlier batches are already in {@code out}
+     */
+    public int readAll(ByteBuf in, String topic, int partition, long fromOffset, List<ConsumerRecord> out) {
+        int added = 0;
+        while (in.isReadable()) {
+            added += readBatch(in, topic, partition, fromOffset, out);
+        }
+        return added;
+    }
+
+    /** Decodes one batch at the reader index and moves past it; see {@link #readAll}. */
+    public int readBatch(ByteBuf in, String topic, int partition, long fromOffset, List<ConsumerRecord> out) {
+        int start = in.readerIndex();
+        int available = in.readableBytes();
+        long baseOffset = available >= 8 ? in.getLong(start) : -1;
+        if (available < HEADER_SIZE) {
+            throw new DamagedBatchException(baseOffset, "batch of " + available + " bytes is shorter than its "
+                    + HEADER_SIZE + "-byte header");
+        }
+        byte magic = in.getByte(start + MAGIC_OFFSET);
+        if (magic != MAGIC) {
+            throw new DamagedBatchException(baseOffset, "magic " + magic + ", expected " + MAGIC);
+        }
+        int length = in.getInt(start + BATCH_LENGTH_OFFSET);
+        if (length < HEADER_SIZE - LOG_OVERHEAD || length > available - LOG_OVERHEAD) {
+            throw new DamagedBatchException(baseOffset, "batch length " + length + " does not fit the " + available
+                    + " bytes received");
+        }
+        int end = start + LOG_OVERHEAD + length;
+        int count = in.getInt(start + RECORDS_COUNT_OFFSET);
+        int lastDelta = in.getInt(start + LAST_OFFSET_DELTA_OFFSET);
+        if (count < 0 || (count > 0 && lastDelta != count - 1)) {
+            throw new DamagedBatchException(baseOffset, "record count " + count + " disagrees with last offset delta " + lastDelta);
+        }
+        long stored = in.getInt(start + CRC_OFFSET) & 0xFFFF_FFFFL;
+        crc.reset();
+        crc.update(in.nioBuffer(start + ATTRIBUTES_OFFSET, end - start - ATTRIBUTES_OFFSET));
+        long actual = crc.getValue();
+        if (stored != actual) {
+            throw new DamagedBatchException(baseOffset, "CRC32C mismatch: stored " + Long.toHexString(stored)
+                    + ", computed " + Long.toHexString(actual));
+        }
+        long baseTimestamp = in.getLong(start + BASE_TIMESTAMP_OFFSET);
+        int added = 0;
+        int p = start + HEADER_SIZE;
+        try {
+            for (int i = 0; i < count; i++) {
+                int recordLength = readVarint(in, p, end);
+                p = skipVarint(in, p, end);
+                int recordEnd = p + recordLength;
+                if (recordLength < 0 || recordEnd > end) {
+                    throw new DamagedBatchException(baseOffset, "record " + i + " of " + recordLength
+                            + " bytes runs past the end of its batch");
+                }
+                if (baseOffset + i >= fromOffset) {
+                    out.add(readRecord(in, p, recordEnd, topic, partition, baseOffset, baseTimestamp, i));
+                    added++;
+                }
+                p = recordEnd;
+            }
+        } catch (IndexOutOfBoundsException | IllegalStateException e) {
+            throw new DamagedBatchException(baseOffset, "malformed record: " + e.getMessage());
+        }
+        if (p != end) {
+            throw new DamagedBatchException(baseOffset, (end - p) + " bytes left after the batch's " + count + " records");
+        }
+        in.readerIndex(end);
+        return added;
+    }
+
+    private static ConsumerRecord readRecord(ByteBuf in, int p, int recordEnd, String topic, int partition,
+                                             long baseOffset, long baseTimestamp, int index) {
+        p += 1; // attributes
+        long timestampDelta = readVarlong(in, p, recordEnd);
+        p = skipVarint(in, p, recordEnd);
+        int offsetDelta = readVarint(in, p, recordEnd);
+        p = skipVarint(in, p, recordEnd);
+        if (offsetDelta != index) {
+            throw new IllegalStateException("record " + index + " has offset delta " + offsetDelta);
+        }
+        int keyLength = readVarint(in, p, recordEnd);
+        p = skipVarint(in, p, recordEnd);
+        byte[] key = null;
+        if (keyLength >= 0) {
+            key = bytes(in, p, keyLength, recordEnd);
+            p += keyLength;
+        } else if (keyLength != -1) {
+            throw new IllegalStateException("key length " + keyLength);
+        }
+        int valueLength = readVarint(in, p, recordEnd);
+        p = skipVarint(in, p, recordEnd);
+        if (valueLength < 0) {
+            throw new IllegalStateException("value length " + valueLength);
+        }
+        byte[] value = bytes(in, p, valueLength, recordEnd);
+        p += valueLength;
+        int headerCount = readVarint(in, p, recordEnd);
+        p = skipVarint(in, p, recordEnd);
+        if (headerCount < 0 || headerCount > recordEnd - p) {
+            throw new IllegalStateException("header count " + headerCount);
+        }
+        List<Header> headers = List.of();
+        if (headerCount > 0) {
+            headers = new ArrayList<>(headerCount);
+            for (int h = 0; h < headerCount; h++) {
+                int kl = readVarint(in, p, recordEnd);
+                p = skipVarint(in, p, recordEnd);
+                if (kl < 0) {
+                    throw new IllegalStateException("header key length " + kl);
+                }
+                String k = new String(bytes(in, p, kl, recordEnd), StandardCharsets.UTF_8);
+                p += kl;
+                int vl = readVarint(in, p, recordEnd);
+                p = skipVarint(in, p, recordEnd);
+                if (vl < 0) {
+                    throw new IllegalStateException("header value length " + vl);
+                }
+                headers.add(new Header(k, bytes(in, p, vl, recordEnd)));
+                p += vl;
+            }
+        }
+        if (p != recordEnd) {
+            throw new IllegalStateException("record " + index + " ends " + (recordEnd - p) + " bytes before its length says");
+        }
+        return new ConsumerRecord(topic, partition, baseOffset + offsetDelta, baseTimestamp + timestampDelta, key, value, headers);
+    }
+
+    private static byte[] bytes(ByteBuf in, int p, int length, int limit) {
+        if (length > limit - p) {
+            throw new IllegalStateException(length + " bytes run past the end of their record");
+        }
+        byte[] b = new byte[length];
+        in.getBytes(p, b);
+        return b;
+    }
+
+    private static int skipVarint(ByteBuf in, int p, int limit) {
+        for (int i = 0; i < 10; i++) {
+            if (p >= limit) {
+                throw new IllegalStateException("varint runs past the end of its record");
+            }
+            if ((in.getByte(p++) & 0x80) == 0) {
+                return p;
+            }
+        }
+        throw new IllegalStateException("varint longer than 10 bytes");
+    }
+
+    private static int readVarint(ByteBuf in, int p, int limit) {
+        int value = 0;
+        int shift = 0;
+        int b;
+        do {
+            if (shift > 28) {
+                throw new IllegalStateException("varint longer than 5 bytes");
+            }
+            if (p >= limit) {
+                throw new IllegalStateException("varint runs past the end of its record");
+            }
+            b = in.getByte(p++);
+            value |= (b & 0x7f) << shift;
+            shift += 7;
+        } while ((b & 0x80) != 0);
+        return (value >>> 1) ^ -(value & 1);
+    }
+
+    private static long readVarlong(ByteBuf in, int p, int limit) {
+        long value = 0;
+        int shift = 0;
+        long b;
+        do {
+            if (shift > 63) {
+                throw new IllegalStateException("varlong longer than 10 bytes");
+            }
+            if (p >= limit) {
+                throw new IllegalStateException("varlong runs past the end of its record");
+            }
+            b = in.getByte(p++);
+            value |= (b & 0x7f) << shift;
+            shift += 7;
+        } while ((b & 0x80) != 0);
+        return (value >>> 1) ^ -(value & 1);
+    }
+}
