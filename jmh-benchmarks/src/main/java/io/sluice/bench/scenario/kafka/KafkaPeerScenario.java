@@ -122,7 +122,8 @@ public final class KafkaPeerScenario implements Scenario {
         if (records < 1) {
             throw new IllegalArgumentException("--records must be >= 1, got " + records);
         }
-        int warmups = o.quick() ? Math.min(o.warmups(), 1) : o.warmups();
+        // quick (CI): no warm-up round; every tool run is a JVM start, and CI must stay short
+        int warmups = o.quick() ? 0 : o.warmups();
         int iterations = o.iterations();
         List<String> notes = new ArrayList<>();
         List<Table> tables = new ArrayList<>();
@@ -293,6 +294,15 @@ public final class KafkaPeerScenario implements Scenario {
     private static void createKafkaTopic(PeerBroker broker, String bootstrap) throws InterruptedException {
         long deadline = System.nanoTime() + START_DEADLINE.toNanos();
         Exception last = null;
+        // the admin client logs a warning for each refused connection: wait for the listener first
+        while (!accepts(bootstrap)) {
+            broker.checkAlive();
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("Kafka broker does not listen on " + bootstrap + " after " + START_DEADLINE
+                        + "; its log ends with:\n" + broker.logTail());
+            }
+            TimeUnit.MILLISECONDS.sleep(200);
+        }
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                 AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000, AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000))) {
             boolean created = false;
@@ -371,20 +381,29 @@ public final class KafkaPeerScenario implements Scenario {
         double before = broker.cpuSeconds();
         ToolRun r = ToolRun.run("kafka-produce-" + round, cmd, dir, deadline);
         double brokerCpu = broker.cpuSeconds() - before;
-        Matcher m = null;
-        for (String line : r.stdout().split("\n")) {
-            Matcher x = KAFKA_PRODUCE_SUMMARY.matcher(line);
-            if (x.find()) {
-                m = x;
-            }
-        }
-        if (r.exitCode() != 0 || m == null || Long.parseLong(m.group(1)) != records) {
+        ProducerSummary m = ProducerSummary.parse(r.stdout());
+        if (r.exitCode() != 0 || m == null || m.records() != records) {
             throw new IllegalStateException("Kafka ProducerPerformance run " + round + " exited with " + r.exitCode()
                     + " without a summary of " + records + " records; stdout ends with:\n" + tailOf(r.stdout())
                     + "\nstderr:\n" + ToolRun.tail(dir.resolve("kafka-produce-" + round + ".err")));
         }
-        return new Measured(records, Double.parseDouble(m.group(2)), Double.parseDouble(m.group(6)),
-                Double.parseDouble(m.group(8)), brokerCpu, r.cpuSeconds());
+        return new Measured(records, m.perSecond(), m.p50Millis(), m.p99Millis(), brokerCpu, r.cpuSeconds());
+    }
+
+    /** ProducerPerformance's final summary line: records sent, records/s, and the P50 and P99 latencies (ms). */
+    record ProducerSummary(long records, double perSecond, double p50Millis, double p99Millis) {
+        /** The last summary line of the tool's output (progress lines have no percentiles), or null when there is none. */
+        static ProducerSummary parse(String stdout) {
+            ProducerSummary last = null;
+            for (String line : stdout.split("\n")) {
+                Matcher m = KAFKA_PRODUCE_SUMMARY.matcher(line);
+                if (m.find()) {
+                    last = new ProducerSummary(Long.parseLong(m.group(1)), Double.parseDouble(m.group(2)),
+                            Double.parseDouble(m.group(6)), Double.parseDouble(m.group(8)));
+                }
+            }
+            return last;
+        }
     }
 
     private Measured kafkaConsume(PeerBroker broker, String classPath, String bootstrap, long records, Path dir, int round,
@@ -400,7 +419,7 @@ public final class KafkaPeerScenario implements Scenario {
         double brokerCpu = broker.cpuSeconds() - before;
         Map<String, String> row = consumerPerformanceRow(r.stdout());
         long consumed = row == null ? -1 : Long.parseLong(row.getOrDefault("data.consumed.in.nMsg", "-1"));
-        if (r.exitCode() != 0 || consumed < records) {
+        if (r.exitCode() != 0 || consumed < records || !row.containsKey("fetch.nMsg.sec")) {
             throw new IllegalStateException("Kafka ConsumerPerformance run " + round + ": " + consumed + " of " + records
                     + " consumed, exit " + r.exitCode() + "; stdout ends with:\n" + tailOf(r.stdout()) + "\nstderr:\n"
                     + ToolRun.tail(dir.resolve("kafka-consume-" + round + ".err")));
@@ -466,6 +485,16 @@ public final class KafkaPeerScenario implements Scenario {
 
     private static String java() {
         return Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    private static boolean accepts(String hostPort) {
+        int colon = hostPort.lastIndexOf(':');
+        try (java.net.Socket socket = new java.net.Socket()) {
+            socket.connect(new java.net.InetSocketAddress(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1))), 500);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     private static int freePort() throws IOException {
