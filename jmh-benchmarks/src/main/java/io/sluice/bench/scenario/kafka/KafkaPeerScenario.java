@@ -72,6 +72,11 @@ public final class KafkaPeerScenario implements Scenario {
     static final List<String> KAFKA_JVM = List.of("-server", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
             "-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent", "-XX:MaxInlineLevel=15",
             "-Djava.awt.headless=true", "-Dchronicle.analytics.disable=true", "-Dchronicle.announcer.disable=true");
+    /**
+     * Sluice broker settings: a fetch response may carry 4 MiB (its default caps it at 1 MiB), what Kafka's consumer
+     * gets from 4 partitions at its default 1 MiB per partition, and what perf-consume asks for per poll.
+     */
+    static final List<String> SLUICE_BROKER = List.of("--set", "max.fetch.bytes=4194304");
     /** Sluice perf-produce: acknowledged once in the mapped journal file, the client's defaults spelled out. */
     static final List<String> SLUICE_PRODUCE = List.of("--acks", "journal", "--batch-size", "65536", "--linger-us", "0",
             "--max-in-flight", "8");
@@ -192,7 +197,8 @@ public final class KafkaPeerScenario implements Scenario {
                 + "--producer-props " + String.join(" ", KAFKA_PRODUCE) + "` (Kafka's JVM flags from its start scripts: "
                 + String.join(" ", KAFKA_JVM.subList(0, 6)) + "). Produce latency: each record's send call to its "
                 + "acknowledgement, on both sides (Kafka's tool reports whole milliseconds).");
-        notes.add("Sluice `perf-consume " + String.join(" ", SLUICE_CONSUME) + "` (assigned all partitions, from the first "
+        notes.add("Sluice `perf-consume " + String.join(" ", SLUICE_CONSUME) + "` against a broker started with `"
+                + String.join(" ", SLUICE_BROKER) + "` (assigned all partitions, from the first "
                 + "offset; its clock includes connecting and reading metadata); Kafka `ConsumerPerformance --fetch-size "
                 + KAFKA_FETCH_SIZE + "` with `" + String.join(" ", KAFKA_CONSUME) + "`, a new group each run, from the "
                 + "earliest offset; its rate is `fetch.nMsg.sec`, which leaves out the group join.");
@@ -222,6 +228,7 @@ public final class KafkaPeerScenario implements Scenario {
         cmd.add("@" + SLUICE_JVMOPTS.toAbsolutePath());
         cmd.addAll(List.of("-jar", SLUICE_JAR.toAbsolutePath().toString(), "broker",
                 "--data-dir", dir.resolve("data").toString(), "--port", Integer.toString(port), "--http-port", "0"));
+        cmd.addAll(SLUICE_BROKER);
         return PeerBroker.start("sluice", cmd, dir);
     }
 
