@@ -196,7 +196,9 @@ public final class KafkaPeerScenario implements Scenario {
         notes.add("Sluice `perf-produce " + String.join(" ", SLUICE_PRODUCE) + "`; Kafka `ProducerPerformance --throughput -1 "
                 + "--producer-props " + String.join(" ", KAFKA_PRODUCE) + "` (Kafka's JVM flags from its start scripts: "
                 + String.join(" ", KAFKA_JVM.subList(0, 6)) + "). Produce latency: each record's send call to its "
-                + "acknowledgement, on both sides (Kafka's tool reports whole milliseconds).");
+                + "acknowledgement, on both sides (Kafka's tool reports whole milliseconds); both clients hold up to 32 MiB of "
+                + "records not yet acknowledged (their default buffer memory), so at an unlimited rate it is mostly time "
+                + "queued in the client.");
         notes.add("Sluice `perf-consume " + String.join(" ", SLUICE_CONSUME) + "` against a broker started with `"
                 + String.join(" ", SLUICE_BROKER) + "` (assigned all partitions, from the first "
                 + "offset; its clock includes connecting and reading metadata); Kafka `ConsumerPerformance --fetch-size "
