@@ -3,7 +3,7 @@
 #  1. installs what the tests need and is missing (JDK 17+, clickhouse-server, redis-server, zookeeper, prometheus
 #     for promtool, chromium for the /ui test, wrk for the
 #     HTTP ingest-stage figure) from Debian packages; Kafka comes from Maven (org.apache.kafka:kafka_2.13,
-#     test scope of ingest-pipeline);
+#     test scope of ingest-pipeline; kafka_2.13 and kafka-tools in the benchmark-only kafka-peer module);
 #  2. runs the whole build with every test: ./mvnw -B verify
 #  3. runs the benchmarks in --quick mode so they keep compiling and running (figures are not checked).
 # Tests that need ClickHouse or Redis start private server processes on free loopback ports in temporary

@@ -9,6 +9,7 @@ import io.sluice.bench.scenario.EventBusScenario;
 import io.sluice.bench.scenario.IngestStagesScenario;
 import io.sluice.bench.scenario.MicroBenchmarksScenario;
 import io.sluice.bench.scenario.StreamProcessorScenario;
+import io.sluice.bench.scenario.kafka.KafkaPeerScenario;
 import io.sluice.bench.scenario.redis.RedisE2eScenario;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,6 +53,7 @@ public final class Bench implements Callable<Integer> {
     static {
         SCENARIOS.put("event-bus", EventBusScenario::new);
         SCENARIOS.put("stream-processor", StreamProcessorScenario::new);
+        SCENARIOS.put("kafka-peer", KafkaPeerScenario::new);
         SCENARIOS.put("redis-e2e", RedisE2eScenario::new);
         SCENARIOS.put("ingest-stages", IngestStagesScenario::new);
         SCENARIOS.put("jmh", MicroBenchmarksScenario::new);
@@ -80,6 +82,8 @@ public final class Bench implements Callable<Integer> {
     String messages;
     @Option(names = "--rows", paramLabel = "N", description = "ingest-stages rows per stage (default 200000; quick 20000)")
     String rows;
+    @Option(names = "--records", paramLabel = "N", description = "kafka-peer records per run and side (default 3000000; quick 20000)")
+    Long records;
 
     private Bench() {
     }
@@ -130,6 +134,12 @@ public final class Bench implements Callable<Integer> {
         }
         if (rows != null) {
             extra.put("rows", rows);
+        }
+        if (records != null) {
+            if (records < 1) {
+                throw new CommandLine.ParameterException(new CommandLine(this), "--records must be >= 1, got " + records);
+            }
+            extra.put("records", Long.toString(records));
         }
         // quick figures mean nothing: keep them away from the committed report
         Path reportDir = resultsDir != null ? resultsDir
