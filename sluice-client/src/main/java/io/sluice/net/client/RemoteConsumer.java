@@ -72,7 +72,8 @@ public final class RemoteConsumer implements Consumer {
     private final Map<TopicPartition, Long> positions = new HashMap<>();
     /** per partition with buffered records: the offset after the last of them, where the next fetch starts */
     private final Map<TopicPartition, Long> fetchPositions = new HashMap<>();
-    private final ArrayDeque<ConsumerRecord> buffer = new ArrayDeque<>();
+    /** Fetched records not yet returned by poll: one run of consecutive offsets of one partition per fetched partition. */
+    private final ArrayDeque<Run> buffer = new ArrayDeque<>();
     private CompletableFuture<Fetch.Response> inFlightFetch;
     private String subscribedTopic;
     private String memberId;
@@ -297,7 +298,7 @@ public final class RemoteConsumer implements Consumer {
     /** Drops {@code tp}'s buffered records (its position moved elsewhere). */
     private void forgetBuffered(TopicPartition tp) {
         if (fetchPositions.remove(tp) != null) {
-            buffer.removeIf(r -> r.topicPartition().equals(tp));
+            buffer.removeIf(run -> run.partition.equals(tp));
         }
     }
 
@@ -337,8 +338,13 @@ public final class RemoteConsumer implements Consumer {
             }
             List<ConsumerRecord> records = p.records();
             if (!records.isEmpty() && records.get(0).offset() == fetchPosition(tp)) {
-                buffer.addAll(records);
-                fetchPositions.put(tp, records.get(records.size() - 1).offset() + 1);
+                long last = records.get(records.size() - 1).offset();
+                if (last - records.get(0).offset() != records.size() - 1) {
+                    throw new SluiceException.CorruptRecordException(tp + ": fetched offsets " + records.get(0).offset()
+                            + ".." + last + " are not " + records.size() + " consecutive offsets", tp, records.get(0).offset());
+                }
+                buffer.add(new Run(tp, records));
+                fetchPositions.put(tp, last + 1);
             }
         }
     }
@@ -348,14 +354,25 @@ public final class RemoteConsumer implements Consumer {
         if (buffer.isEmpty()) {
             return List.of();
         }
-        List<ConsumerRecord> out = new ArrayList<>(Math.min(buffer.size(), config.maxPollRecords()));
-        ConsumerRecord r;
-        while (out.size() < config.maxPollRecords() && (r = buffer.poll()) != null) {
-            TopicPartition tp = r.topicPartition();
-            Long position = positions.get(tp);
-            if (position != null && r.offset() == position) {
-                out.add(r);
-                positions.put(tp, position + 1);
+        int max = config.maxPollRecords();
+        List<ConsumerRecord> out = new ArrayList<>(Math.min(buffer.peek().remaining(), max));
+        Run run;
+        while (out.size() < max && (run = buffer.peek()) != null) {
+            // a run holds consecutive offsets: it follows the partition's position as a whole or not at all
+            Long position = positions.get(run.partition);
+            if (position != null && position > run.nextOffset() && position - run.nextOffset() < run.remaining()) {
+                run.next += (int) (position - run.nextOffset()); // the position is inside the run: skip to it
+            }
+            if (position == null || run.nextOffset() != position) {
+                buffer.poll(); // unassigned, or the position moved (seek): these records are not next
+                continue;
+            }
+            int n = Math.min(run.remaining(), max - out.size());
+            out.addAll(run.records.subList(run.next, run.next + n));
+            run.next += n;
+            positions.put(run.partition, position + n);
+            if (run.remaining() == 0) {
+                buffer.poll();
             }
         }
         if (buffer.isEmpty()) {
@@ -524,6 +541,26 @@ public final class RemoteConsumer implements Consumer {
     private void ensureOpen() {
         if (closed) {
             throw new SluiceException.ClosedException("consumer is closed");
+        }
+    }
+
+    /** Records of one partition with consecutive offsets, from one fetch; {@code next} is the first not yet polled. */
+    private static final class Run {
+        final TopicPartition partition;
+        final List<ConsumerRecord> records;
+        int next;
+
+        Run(TopicPartition partition, List<ConsumerRecord> records) {
+            this.partition = partition;
+            this.records = records;
+        }
+
+        long nextOffset() {
+            return records.get(next).offset();
+        }
+
+        int remaining() {
+            return records.size() - next;
         }
     }
 }
