@@ -231,7 +231,7 @@ class SeekToTimestampTest {
                     .isInstanceOf(SluiceException.InvalidConfigException.class).hasMessageContaining("memory-only");
             // a version-0 body sent as version 1: its partitions lack their timestamps
             assertThatThrownBy(() -> raw.listOffsets(ListOffsets.VERSION_TIMESTAMPS,
-                    ListOffsets.Request.ranges(TOPIC, List.of(0))::encode))
+                    out -> ListOffsets.Request.ranges(TOPIC, List.of(0)).encode(out, ListOffsets.VERSION_RANGE)))
                     .isInstanceOfSatisfying(SluiceException.class,
                             e -> assertThat(e.code()).isEqualTo(SluiceException.Code.INVALID_REQUEST));
 
