@@ -128,7 +128,7 @@ public final class RemoteAdmin implements AutoCloseable {
     }
 
     private ListOffsets.PartitionOffsets offsets(TopicPartition tp) {
-        return call(ApiKey.LIST_OFFSETS, new ListOffsets.Request(tp.topic(), List.of(tp.partition()))::encode,
+        return call(ApiKey.LIST_OFFSETS, ListOffsets.Request.ranges(tp.topic(), List.of(tp.partition()))::encode,
                 ListOffsets.Response::decode).partitions().get(0);
     }
 

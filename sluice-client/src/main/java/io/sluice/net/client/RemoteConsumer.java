@@ -153,27 +153,18 @@ public final class RemoteConsumer implements Consumer {
     }
 
     /**
-     * Binary search over single-record fetches (O(log n) round trips), relying on timestamps growing with offsets as
-     * they do when the broker stamps events.
+     * One LIST_OFFSETS (version 1) round trip: the broker answers with {@code Broker.offsetForTimestamp}, the first
+     * offset whose timestamp is at or after {@code epochMillis} (the end offset if none), as the embedded consumer
+     * seeks. Like {@link #seek}, it drops the partition's prefetched records.
      */
     @Override
     public void seekToTimestamp(TopicPartition partition, long epochMillis) {
         requireAssigned(partition);
-        ListOffsets.PartitionOffsets range = listOffsets(partition);
-        long lo = range.startOffset();
-        long hi = range.endOffset();
-        while (lo < hi) {
-            long mid = lo + (hi - lo) / 2;
-            ConsumerRecord r = fetchOne(partition, mid);
-            if (r == null) {
-                hi = mid;
-            } else if (r.timestamp() < epochMillis) {
-                lo = r.offset() + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        positions.put(partition, lo);
+        ListOffsets.Request request = new ListOffsets.Request(partition.topic(),
+                List.of(new ListOffsets.PartitionQuery(partition.partition(), epochMillis)));
+        ListOffsets.PartitionOffsets found = call(ApiKey.LIST_OFFSETS, request::encode, ListOffsets.Response::decode)
+                .partitions().get(0);
+        seek(partition, found.timestampOffset());
     }
 
     @Override
@@ -381,19 +372,6 @@ public final class RemoteConsumer implements Consumer {
         return out;
     }
 
-    private ConsumerRecord fetchOne(TopicPartition tp, long offset) {
-        Fetch.Request request = new Fetch.Request(0, 1, List.of(new Fetch.PartitionRequest(tp, offset, 1)));
-        Fetch.Response response = call(ApiKey.FETCH, request::encode, in -> Fetch.Response.decodeBatches(in, request));
-        Fetch.PartitionData p = response.partitions().get(0);
-        if (p.error() == SluiceException.Code.CORRUPT_RECORD) {
-            throw new SluiceException.CorruptRecordException(tp + ": " + p.errorMessage(), tp, offset);
-        }
-        if (p.error() != SluiceException.Code.NONE) {
-            throw SluiceException.fromCode(p.error(), p.errorMessage());
-        }
-        return p.records().isEmpty() ? null : p.records().get(0);
-    }
-
     // ------------------------------------------------------------------ groups and offsets
 
     private void join() {
@@ -506,7 +484,7 @@ public final class RemoteConsumer implements Consumer {
     }
 
     private ListOffsets.PartitionOffsets listOffsets(TopicPartition tp) {
-        return call(ApiKey.LIST_OFFSETS, new ListOffsets.Request(tp.topic(), List.of(tp.partition()))::encode,
+        return call(ApiKey.LIST_OFFSETS, ListOffsets.Request.ranges(tp.topic(), List.of(tp.partition()))::encode,
                 ListOffsets.Response::decode).partitions().get(0);
     }
 

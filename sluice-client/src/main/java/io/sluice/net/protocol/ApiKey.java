@@ -11,7 +11,7 @@ public enum ApiKey {
     CREATE_TOPIC(2),
     PRODUCE(3),
     FETCH(4, 0, 1), // 0: records re-encoded one by one; 1: the stored record batches (Fetch.VERSION_BATCHES)
-    LIST_OFFSETS(5),
+    LIST_OFFSETS(5, 0, 1), // 0: start and end offsets; 1: and the offset for a timestamp (ListOffsets.VERSION_TIMESTAMPS)
     OFFSET_COMMIT(6, 1, 1),
     OFFSET_FETCH(7, 1, 1),
     JOIN_GROUP(8, 1, 1),

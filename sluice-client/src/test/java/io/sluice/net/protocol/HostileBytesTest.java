@@ -44,8 +44,10 @@ class HostileBytesTest {
         DECODERS.put("metadata request", Metadata.Request::decode);
         DECODERS.put("metadata response", Metadata.Response::decode);
         DECODERS.put("create topic request", CreateTopic.Request::decode);
-        DECODERS.put("list offsets request", ListOffsets.Request::decode);
-        DECODERS.put("list offsets response", ListOffsets.Response::decode);
+        DECODERS.put("list offsets request v0", in -> ListOffsets.Request.decode(in, ListOffsets.VERSION_RANGE));
+        DECODERS.put("list offsets request v1", in -> ListOffsets.Request.decode(in, ListOffsets.VERSION_TIMESTAMPS));
+        DECODERS.put("list offsets response v0", in -> ListOffsets.Response.decode(in, ListOffsets.VERSION_RANGE));
+        DECODERS.put("list offsets response v1", in -> ListOffsets.Response.decode(in, ListOffsets.VERSION_TIMESTAMPS));
         DECODERS.put("offset commit request", OffsetCommit.Request::decode);
         DECODERS.put("offset fetch request", OffsetFetch.Request::decode);
         DECODERS.put("offset fetch response", OffsetFetch.Response::decode);
@@ -176,7 +178,14 @@ class HostileBytesTest {
                 sample("offset commit request", OffsetCommit.Request::decode, new OffsetCommit.Request("g", "m", 2, Map.of(tp, 5L))::encode),
                 sample("join request", Groups.JoinRequest::decode, new Groups.JoinRequest("g", "topic", "m", 4, "c", 1000)::encode),
                 sample("metadata request", Metadata.Request::decode, new Metadata.Request(List.of("a", "b"))::encode),
-                sample("list offsets request", ListOffsets.Request::decode, new ListOffsets.Request("topic", List.of(0, 1))::encode));
+                sample("list offsets request v0", in -> ListOffsets.Request.decode(in, ListOffsets.VERSION_RANGE),
+                        out -> ListOffsets.Request.ranges("topic", List.of(0, 1)).encode(out, ListOffsets.VERSION_RANGE)),
+                sample("list offsets request v1", in -> ListOffsets.Request.decode(in, ListOffsets.VERSION_TIMESTAMPS),
+                        out -> new ListOffsets.Request("topic", List.of(new ListOffsets.PartitionQuery(0, 1_700_000_000_000L),
+                                new ListOffsets.PartitionQuery(1, ListOffsets.NO_TIMESTAMP))).encode(out, ListOffsets.VERSION_TIMESTAMPS)),
+                sample("list offsets response v1", in -> ListOffsets.Response.decode(in, ListOffsets.VERSION_TIMESTAMPS),
+                        out -> new ListOffsets.Response(List.of(new ListOffsets.PartitionOffsets(0, 3, 9, 5)))
+                                .encode(out, ListOffsets.VERSION_TIMESTAMPS)));
     }
 
     private static String hex(byte[] b) {

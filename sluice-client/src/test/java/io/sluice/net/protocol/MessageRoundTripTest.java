@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Every request and response decodes to what was encoded. */
 class MessageRoundTripTest {
@@ -115,8 +116,34 @@ class MessageRoundTripTest {
         assertThat(OffsetFetch.Response.decode(of).offsets()).containsEntry(tp, -1L);
 
         ByteBuf lo = Unpooled.buffer();
-        new ListOffsets.Response(List.of(new ListOffsets.PartitionOffsets(3, 1, 9))).encode(lo);
-        assertThat(ListOffsets.Response.decode(lo).partitions()).containsExactly(new ListOffsets.PartitionOffsets(3, 1, 9));
+        new ListOffsets.Response(List.of(new ListOffsets.PartitionOffsets(3, 1, 9, 4))).encode(lo, ListOffsets.VERSION_TIMESTAMPS);
+        assertThat(ListOffsets.Response.decode(lo).partitions()).containsExactly(new ListOffsets.PartitionOffsets(3, 1, 9, 4));
+    }
+
+    @Test
+    void listOffsetsVersionOneCarriesATimestampPerPartitionAndVersionZeroNone() {
+        ListOffsets.Request withTimestamps = new ListOffsets.Request("t", List.of(
+                new ListOffsets.PartitionQuery(0, 1_700_000_000_123L), new ListOffsets.PartitionQuery(2, ListOffsets.NO_TIMESTAMP)));
+        ByteBuf v1 = Unpooled.buffer();
+        withTimestamps.encode(v1);
+        assertThat(ListOffsets.Request.decode(v1, ListOffsets.VERSION_TIMESTAMPS)).isEqualTo(withTimestamps);
+        assertThat(withTimestamps.searchesTimestamps()).isTrue();
+
+        ListOffsets.Request ranges = ListOffsets.Request.ranges("t", List.of(0, 2));
+        assertThat(ranges.searchesTimestamps()).isFalse();
+        ByteBuf v0 = Unpooled.buffer();
+        ranges.encode(v0, ListOffsets.VERSION_RANGE);
+        assertThat(v0.readableBytes()).as("topic string, count and two int32").isEqualTo(2 + 1 + 4 + 2 * 4);
+        assertThat(ListOffsets.Request.decode(v0, ListOffsets.VERSION_RANGE)).isEqualTo(ranges);
+        assertThatThrownBy(() -> withTimestamps.encode(Unpooled.buffer(), ListOffsets.VERSION_RANGE))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("version 0 carries no timestamp");
+
+        ByteBuf r0 = Unpooled.buffer();
+        new ListOffsets.Response(List.of(new ListOffsets.PartitionOffsets(3, 1, 9, 4))).encode(r0, ListOffsets.VERSION_RANGE);
+        assertThat(r0.readableBytes()).isEqualTo(4 + 20);
+        assertThat(ListOffsets.Response.decode(r0, ListOffsets.VERSION_RANGE).partitions())
+                .as("a version-0 answer implies no timestamp: its timestamp offset is the start offset")
+                .containsExactly(new ListOffsets.PartitionOffsets(3, 1, 9, 1));
     }
 
     @Test

@@ -61,8 +61,18 @@ final class Requests {
             case PRODUCE -> new ProduceOperation(conn, seq, cid, Produce.Request.decode(body, broker.config().maxEventSize())).start();
             case FETCH -> new FetchOperation(conn, seq, cid, version, clampFetch(conn, Fetch.Request.decode(body))).run();
             case LIST_OFFSETS -> {
-                ListOffsets.Request r = ListOffsets.Request.decode(body);
-                conn.succeed(seq, cid, listOffsets(broker, r)::encode);
+                ListOffsets.Request r = ListOffsets.Request.decode(body, version);
+                if (r.searchesTimestamps()) {
+                    // a timestamp is a binary search over the journal (it opens a tailer and reads stored batches):
+                    // off the event loop, like RESET_OFFSETS' to-datetime
+                    onAdminThread(conn, seq, cid, () -> {
+                        ListOffsets.Response response = listOffsets(broker, r);
+                        return out -> response.encode(out, version);
+                    });
+                } else {
+                    ListOffsets.Response response = listOffsets(broker, r);
+                    conn.succeed(seq, cid, out -> response.encode(out, version));
+                }
             }
             case METADATA -> {
                 Metadata.Request r = Metadata.Request.decode(body);
@@ -168,18 +178,26 @@ final class Requests {
         return new Fetch.Request(Math.min(r.maxWaitMillis(), waitCap), Math.min(r.maxBytes(), bytesCap), partitions);
     }
 
+    /**
+     * Start and end offsets of the requested partitions (every partition for an empty list) and, for a partition
+     * with a timestamp, {@link Broker#offsetForTimestamp}: the first offset at or after it, the end offset if none.
+     */
     private static ListOffsets.Response listOffsets(Broker broker, ListOffsets.Request r) {
-        List<Integer> partitions = r.partitions();
+        List<ListOffsets.PartitionQuery> partitions = r.partitions();
         if (partitions.isEmpty()) {
             partitions = new ArrayList<>();
             for (int p = 0; p < broker.partitionsOf(r.topic()).size(); p++) {
-                partitions.add(p);
+                partitions.add(new ListOffsets.PartitionQuery(p, ListOffsets.NO_TIMESTAMP));
             }
         }
         List<ListOffsets.PartitionOffsets> result = new ArrayList<>(partitions.size());
-        for (int p : partitions) {
-            TopicPartition tp = new TopicPartition(r.topic(), p);
-            result.add(new ListOffsets.PartitionOffsets(p, broker.startOffset(tp), broker.endOffset(tp)));
+        for (ListOffsets.PartitionQuery q : partitions) {
+            TopicPartition tp = new TopicPartition(r.topic(), q.partition());
+            long start = broker.startOffset(tp);
+            long end = broker.endOffset(tp);
+            result.add(q.hasTimestamp()
+                    ? new ListOffsets.PartitionOffsets(q.partition(), start, end, broker.offsetForTimestamp(tp, q.timestamp()))
+                    : ListOffsets.PartitionOffsets.range(q.partition(), start, end));
         }
         return new ListOffsets.Response(result);
     }
