@@ -211,10 +211,13 @@ public final class StreamProcessorScenario implements Scenario {
             net = new SluiceNetLoads(broker);
             notes.add("Network: Sluice's Netty broker (`BrokerServer`, " + net.transport() + " transport) on 127.0.0.1 in the "
                     + "same JVM as its Java clients (`RemoteProducer` with linger 0 and acks=JOURNAL; `RemoteConsumer` with "
-                    + "maxPollRecords " + FETCH_RECORDS + ", maxPollBytes " + FETCH_RECORDS * 100 + " so that every poll is one fetch of "
-                    + FETCH_RECORDS + " records, near the reference's ~100 records per fetch). A produce round trip is `send(record).get()`; "
-                    + "a fetch round trip is `seek` to a random offset then one `poll` (checked: exactly those " + FETCH_RECORDS
-                    + " records). The fetch has its own baseline: a plain-socket round trip moving the same payload bytes back.");
+                    + "maxPollRecords " + FETCH_RECORDS + ", maxPollBytes " + FETCH_RECORDS * 100 + ", near the reference's ~100 records per fetch). "
+                    + "A produce round trip is `send(record).get()`; a fetch round trip is `seek` to a random offset then `poll` until "
+                    + "those " + FETCH_RECORDS + " records arrived (checked: exactly those records). A fetch ships the stored record "
+                    + "batches whole (FETCH v1), from the one holding the offset: one round trip, or two when that batch ends before "
+                    + FETCH_RECORDS + " records (the second is the consumer's prefetch, already in flight); the reply carries whole "
+                    + "batches, so it moves more bytes than the " + FETCH_RECORDS + " records. The fetch has its own baseline: a "
+                    + "plain-socket round trip moving the " + FETCH_RECORDS + " records' payload bytes back.");
         }
         try (LoopbackEcho server = new LoopbackEcho()) {
             SluiceNetLoads n = net;
