@@ -5,13 +5,17 @@ import java.time.Duration;
 
 /**
  * CPU time (user + system) of this JVM and of other processes, for the benchmarks' "CPU (user + sys), s per M events"
- * rows. This JVM's figure is {@link com.sun.management.OperatingSystemMXBean#getProcessCpuTime()} (on Linux
- * {@code clock_gettime(CLOCK_PROCESS_CPUTIME_ID)}: every thread of the process, nanosecond resolution); another
- * process's is its {@code /proc/<pid>/stat} utime + stime (through {@link ProcessHandle.Info#totalCpuDuration()},
- * clock-tick resolution, 10 ms), that process only, not its children. Each read either returns a figure or throws
+ * rows. This JVM's figure is {@link com.sun.management.OperatingSystemMXBean#getProcessCpuTime()}: every thread of the
+ * process (threads that ended included), which this JDK on Linux keeps in clock ticks ({@link #RESOLUTION_SECONDS});
+ * another process's is its {@code /proc/<pid>/stat} utime + stime (through {@link ProcessHandle.Info#totalCpuDuration()},
+ * clock ticks too), that process only, not its children. A difference of two reads is therefore exact to about one
+ * tick: report it over runs long enough for that not to matter, or say the resolution. Each read either returns a figure or throws
  * {@link IllegalStateException} naming what could not be read; it never returns a made-up zero.
  */
 public final class CpuTime {
+    /** The resolution of the figures read here: one clock tick, 10 ms on Linux (USER_HZ = 100). */
+    public static final double RESOLUTION_SECONDS = 0.01;
+
     private CpuTime() {
     }
 

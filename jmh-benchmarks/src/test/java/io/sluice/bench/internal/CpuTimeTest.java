@@ -1,0 +1,60 @@
+package io.sluice.bench.internal;
+
+import org.junit.jupiter.api.Test;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** What the benchmarks' "CPU (user + sys), s per M events" rows are made of. */
+class CpuTimeTest {
+
+    @Test
+    void theProcessFigureGrowsByAtLeastWhatOneOfItsThreadsBurned() {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        double before = CpuTime.processSeconds();
+        long threadStart = threads.getCurrentThreadCpuTime();
+        long sink = 0;
+        while (threads.getCurrentThreadCpuTime() - threadStart < TimeUnit.MILLISECONDS.toNanos(200)) {
+            sink += Long.numberOfTrailingZeros(System.nanoTime() | 1);
+        }
+        double burned = (threads.getCurrentThreadCpuTime() - threadStart) / 1e9;
+        assertThat(sink).isNotNegative();
+        // the process figure is kept in clock ticks: each of the two reads may be up to one tick short
+        assertThat(CpuTime.processSeconds() - before).isGreaterThanOrEqualTo(burned - 2 * CpuTime.RESOLUTION_SECONDS);
+    }
+
+    @Test
+    void anotherProcessIsReadByPidWhileItRuns() throws Exception {
+        Process p = new ProcessBuilder("sh", "-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; sleep 30").start();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            double seen = 0;
+            while (seen < 0.05 && System.nanoTime() < deadline) {
+                seen = CpuTime.processSeconds(p.pid());
+                Thread.sleep(20);
+            }
+            assertThat(seen).as("the shell's busy loop shows up as its CPU time").isGreaterThanOrEqualTo(0.05);
+            assertThat(CpuTime.processSeconds(p.pid())).isGreaterThanOrEqualTo(seen);
+        } finally {
+            p.destroyForcibly();
+            p.waitFor(10, TimeUnit.SECONDS);
+        }
+        long gone = p.pid();
+        assertThatThrownBy(() -> CpuTime.processSeconds(gone)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining(Long.toString(gone));
+    }
+
+    @Test
+    void perMillionDividesByTheEventsAndRefusesNonsense() {
+        assertThat(CpuTime.perMillion(1.5, 3_000_000)).isEqualTo(0.5);
+        assertThat(CpuTime.perMillion(0, 10)).isZero();
+        assertThatThrownBy(() -> CpuTime.perMillion(1, 0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("event count");
+        assertThatThrownBy(() -> CpuTime.perMillion(-0.1, 10)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("≥ 0");
+        assertThatThrownBy(() -> CpuTime.perMillion(Double.NaN, 10)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> CpuTime.processSeconds(0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("process id");
+    }
+}
