@@ -15,14 +15,15 @@ final class CpuRows {
     static final String METRIC = "CPU (user + sys)";
     static final String UNIT = "s per M events";
     /** What every in-JVM CPU row includes; scenarios put it in their notes. */
-    static final String WHAT = "CPU (user + sys), s per M events = the benchmark JVM's process CPU time "
-            + "(`OperatingSystemMXBean.getProcessCpuTime`, all threads) read before and after each measured run, divided by "
-            + "that run's events; median [min–max] over the measured runs. It is the whole process: the system under test, "
-            + "the run's own load generator and consumers in this JVM (not subtracted), waiting threads (spinning, "
-            + "yielding or parked on timers), and the JIT compiler and GC; the threads of the other column's system sit "
-            + "idle in the same process meanwhile and are counted too. The JVM keeps this figure in 10 ms clock ticks: a run's "
-            + "value is exact to about ±10 ms ÷ its events (±0.67 s per M for a 15,000-event burst, ±0.2 for 50,000). "
-            + "No reference report printed a CPU figure.";
+    static final String WHAT = "CPU (user + sys), s per M events = the benchmark JVM's CPU time over each measured "
+            + "run, divided by that run's events; median [min–max] over the measured runs. Read as the sum of every thread's "
+            + "on-CPU nanoseconds (`/proc/self/task/*/schedstat`) before and after the run, or, when threads ended during "
+            + "the run (their time would be missed), as the process's user + system time "
+            + "(`OperatingSystemMXBean.getProcessCpuTime`, 10 ms clock ticks: ±10 ms per run). It is the whole process: "
+            + "the system under test, the run's own load generator and consumers in this JVM (not subtracted), waiting "
+            + "threads (spinning, yielding or parked on timers), and the JIT compiler and GC; the threads of the other "
+            + "column's system sit idle in the same process meanwhile and are counted too. No reference report printed a "
+            + "CPU figure.";
 
     private CpuRows() {
     }

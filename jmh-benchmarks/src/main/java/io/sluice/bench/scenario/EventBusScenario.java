@@ -210,9 +210,9 @@ public final class EventBusScenario implements Scenario {
         List<Histogram> measured = new ArrayList<>();
         List<Double> cpu = new ArrayList<>();
         for (int i = 0; i < o.iterations(); i++) {
-            double before = CpuTime.processSeconds();
+            CpuTime.Mark before = CpuTime.mark();
             measured.add(run.get());
-            cpu.add(CpuTime.perMillion(CpuTime.processSeconds() - before, events));
+            cpu.add(CpuTime.perMillion(before.seconds(), events));
         }
         return new Runs(measured, cpu);
     }

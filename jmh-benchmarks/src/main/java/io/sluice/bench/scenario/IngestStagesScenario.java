@@ -160,9 +160,9 @@ public final class IngestStagesScenario implements Scenario {
                 load.run(seconds, false);
             }
             for (int i = 0; i < o.iterations(); i++) {
-                double before = CpuTime.processSeconds();
+                CpuTime.Mark before = CpuTime.mark();
                 WrkHttpLoad.Result r = load.run(seconds, true);
-                cpuPerMillion.add(CpuTime.perMillion(CpuTime.processSeconds() - before, r.requests()));
+                cpuPerMillion.add(CpuTime.perMillion(before.seconds(), r.requests()));
                 runs.add(r);
             }
         }
@@ -177,9 +177,9 @@ public final class IngestStagesScenario implements Scenario {
     /** CPU seconds per million events of one run: this JVM, clickhouse-server, redis-server. */
     private record Cpu(double jvm, double clickHouse, double redis) {
         /** The CPU counters at the start of a run. */
-        record Start(Meter meter, double jvm, double clickHouse, double redis) {
+        record Start(Meter meter, CpuTime.Mark jvm, double clickHouse, double redis) {
             Cpu perMillion(long events) {
-                return new Cpu(CpuTime.perMillion(CpuTime.processSeconds() - jvm, events),
+                return new Cpu(CpuTime.perMillion(jvm.seconds(), events),
                         CpuTime.perMillion(CpuTime.processSeconds(meter.clickHousePid) - clickHouse, events),
                         CpuTime.perMillion(CpuTime.processSeconds(meter.redisPid) - redis, events));
             }
@@ -189,7 +189,7 @@ public final class IngestStagesScenario implements Scenario {
     /** Reads the CPU counters of this JVM and of the private servers. */
     private record Meter(long clickHousePid, long redisPid) {
         Cpu.Start start() {
-            return new Cpu.Start(this, CpuTime.processSeconds(), CpuTime.processSeconds(clickHousePid), CpuTime.processSeconds(redisPid));
+            return new Cpu.Start(this, CpuTime.mark(), CpuTime.processSeconds(clickHousePid), CpuTime.processSeconds(redisPid));
         }
     }
 

@@ -35,9 +35,9 @@ final class Repeat {
 
     /** One measured run with the process CPU time it took (everything {@code m.run()} does, set-up included). */
     static Run measured(Measurement m) throws Exception {
-        double before = CpuTime.processSeconds();
+        CpuTime.Mark before = CpuTime.mark();
         Run r = m.run();
-        return r.withCpu(CpuTime.processSeconds() - before);
+        return r.withCpu(before.seconds());
     }
 
     /** The runs of two systems measured in turns (a, b, a, b, ...), warm-ups included, so drift hits both alike. */

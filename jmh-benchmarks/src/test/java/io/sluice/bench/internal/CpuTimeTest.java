@@ -27,6 +27,39 @@ class CpuTimeTest {
         assertThat(CpuTime.processSeconds() - before).isGreaterThanOrEqualTo(burned - 2 * CpuTime.RESOLUTION_SECONDS);
     }
 
+    /** Burns at least {@code millis} of the calling thread's CPU; returns what it burned, in seconds. */
+    private static double burn(long millis) {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long start = threads.getCurrentThreadCpuTime();
+        while (threads.getCurrentThreadCpuTime() - start < TimeUnit.MILLISECONDS.toNanos(millis)) {
+            Thread.onSpinWait();
+        }
+        return (threads.getCurrentThreadCpuTime() - start) / 1e9;
+    }
+
+    @Test
+    void aMarkCountsTheLiveThreadsToTheNanosecond() {
+        CpuTime.Mark mark = CpuTime.mark();
+        double burned = burn(30);
+        double seconds = mark.seconds();
+        assertThat(seconds).isGreaterThanOrEqualTo(burned - 2 * CpuTime.RESOLUTION_SECONDS);
+        if (!Double.isNaN(mark.threads())) {
+            // schedstat is nanoseconds: nothing ended, so the figure is at least what this thread burned
+            assertThat(seconds).isGreaterThanOrEqualTo(burned * 0.999);
+        }
+    }
+
+    @Test
+    void aMarkStillCountsAThreadThatEndedDuringTheRun() throws Exception {
+        CpuTime.Mark mark = CpuTime.mark();
+        double[] burned = new double[1];
+        Thread t = new Thread(() -> burned[0] = burn(150), "cpu-time-test-burner");
+        t.start();
+        t.join(TimeUnit.SECONDS.toMillis(60));
+        assertThat(t.isAlive()).isFalse();
+        assertThat(mark.seconds()).isGreaterThanOrEqualTo(burned[0] - 2 * CpuTime.RESOLUTION_SECONDS);
+    }
+
     @Test
     void anotherProcessIsReadByPidWhileItRuns() throws Exception {
         Process p = new ProcessBuilder("sh", "-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; sleep 30").start();
