@@ -93,7 +93,7 @@ public final class EventBusScenario implements Scenario {
         notes.add(o.warmups() * BURST_WARMUP_FACTOR + " burst / " + o.warmups() + " sustained warm-up run(s) and " + o.iterations() + " measured runs per cell; every run delivers every "
                 + "event (the run fails otherwise), so loss is 0.");
         notes.add(CpuRows.WHAT + " Here the publisher is the benchmark's main thread (Sluice's `tryPublish` runs on it; "
-                + "its pacing parks) and the consumers are the topics' subscriber threads, so both are in the rows; a sustained "
+                + "its pacing parks, then yields in the last 120 µs before a slot) and the consumers are the topics' subscriber threads, so both are in the rows; a sustained "
                 + "run lasts " + String.format(java.util.Locale.ROOT, "%.1f", sustainedCount / RATE) + " s, so its row is mostly what the waiting threads cost at 10,000/s.");
 
         byte[][] payloads = TradeMessages.messages(Math.max(BURST, sustainedCount));
