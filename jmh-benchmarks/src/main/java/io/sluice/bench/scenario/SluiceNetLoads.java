@@ -94,15 +94,27 @@ final class SluiceNetLoads implements AutoCloseable {
         return new Run((long) clients * perClient, nanos, Latency.merge(hs));
     }
 
+    /** Upper bound of the framing around one record in a stored batch of one (Kafka v2 record varints + attributes). */
+    static final int RECORD_FRAMING_BYTES = 20;
+
+    /**
+     * A fetch's byte limit that holds {@code records} records of {@code valueSize} bytes even when each is stored as a
+     * batch of its own (the sync produce runs that fill the topic send one record per request, and a fetch ships stored
+     * batches whole): {@code records × (batch header + record framing + valueSize)}.
+     */
+    static int fetchMaxBytes(int records, int valueSize) {
+        return records * (io.sluice.net.protocol.RecordBatchReader.HEADER_SIZE + RECORD_FRAMING_BYTES + valueSize);
+    }
+
     /**
      * {@code fetches} fetch round trips of {@code records} records each at random offsets of a partition: {@code seek}
-     * then one {@code poll} (maxPollRecords = records, maxPollBytes = records × valueSize, so one fetch brings them).
+     * then one {@code poll} (maxPollRecords = records, maxPollBytes = {@link #fetchMaxBytes}, so one fetch brings them).
      */
     Run fetch(Broker broker, TopicPartition tp, int fetches, int records, int valueSize, long seed) {
         Histogram h = Latency.newHistogram();
         try (RemoteConsumer c = new RemoteConsumer(ClientConfig.builder(bootstrap).clientId("bench-fetch").build(),
                 ConsumerConfig.builder().clientId("bench-fetch").offsetReset(OffsetReset.EARLIEST)
-                        .maxPollRecords(records).maxPollBytes(records * valueSize).build())) {
+                        .maxPollRecords(records).maxPollBytes(fetchMaxBytes(records, valueSize)).build())) {
             c.assign(Set.of(tp));
             long first = broker.startOffset(tp);
             long end = broker.endOffset(tp);

@@ -217,7 +217,8 @@ public final class StreamProcessorScenario implements Scenario {
             net = new SluiceNetLoads(broker);
             notes.add("Network: Sluice's Netty broker (`BrokerServer`, " + net.transport() + " transport) on 127.0.0.1 in the "
                     + "same JVM as its Java clients (`RemoteProducer` with linger 0 and acks=JOURNAL; `RemoteConsumer` with "
-                    + "maxPollRecords " + FETCH_RECORDS + ", maxPollBytes " + FETCH_RECORDS * 100 + " so that every poll is one fetch of "
+                    + "maxPollRecords " + FETCH_RECORDS + ", maxPollBytes " + SluiceNetLoads.fetchMaxBytes(FETCH_RECORDS, 100)
+                    + " — room for " + FETCH_RECORDS + " records stored one per batch, as the sync produce runs store them — so that every poll is one fetch of "
                     + FETCH_RECORDS + " records, near the reference's ~100 records per fetch). A produce round trip is `send(record).get()`; "
                     + "a fetch round trip is `seek` to a random offset then one `poll` (checked: exactly those " + FETCH_RECORDS
                     + " records). The fetch has its own baseline: a plain-socket round trip moving the same payload bytes back.");
