@@ -2,6 +2,7 @@ package io.sluice.bench.scenario;
 
 import io.sluice.bench.BenchOptions;
 import io.sluice.bench.Scenario;
+import io.sluice.bench.internal.CpuTime;
 import io.sluice.bench.internal.Await;
 import io.sluice.bench.internal.DisruptorWait;
 import io.sluice.bench.internal.Pacer;
@@ -58,8 +59,20 @@ public final class EventBusScenario implements Scenario {
         return "004_8942bbd7ee7cff24.txt";
     }
 
-    /** Per-iteration histograms of one system for one (load, partitions) cell. */
-    private record Cell(String load, int partitions, List<Histogram> memory, List<Histogram> sluice, List<Histogram> raw) {
+    /** Per-iteration histograms of one system for one (load, partitions) cell, and its CPU per run. */
+    private record Cell(String load, int partitions, Runs memory, Runs sluice, Runs raw) {
+    }
+
+    /** The measured runs of one system in one cell: latency histograms and CPU s per M events, per run, same order. */
+    private record Runs(List<Histogram> latency, List<Double> cpuPerMillion) {
+    }
+
+    private static List<Histogram> latency(Runs r) {
+        return r == null ? null : r.latency();
+    }
+
+    private static io.sluice.bench.report.Sample cpu(Runs r) {
+        return r == null ? null : io.sluice.bench.report.Sample.of(r.cpuPerMillion());
     }
 
     @Override
@@ -79,6 +92,9 @@ public final class EventBusScenario implements Scenario {
                 + "stalled publisher is charged to every delayed event (coordinated-omission corrected).");
         notes.add(o.warmups() * BURST_WARMUP_FACTOR + " burst / " + o.warmups() + " sustained warm-up run(s) and " + o.iterations() + " measured runs per cell; every run delivers every "
                 + "event (the run fails otherwise), so loss is 0.");
+        notes.add(CpuRows.WHAT + " Here the publisher is the benchmark's main thread (Sluice's `tryPublish` runs on it; "
+                + "its pacing parks, then yields in the last 120 µs before a slot) and the consumers are the topics' subscriber threads, so both are in the rows; a sustained "
+                + "run lasts " + String.format(java.util.Locale.ROOT, "%.1f", sustainedCount / RATE) + " s, so its row is mostly what the waiting threads cost at 10,000/s.");
 
         byte[][] payloads = TradeMessages.messages(Math.max(BURST, sustainedCount));
         List<Cell> cells = new ArrayList<>();
@@ -94,28 +110,28 @@ public final class EventBusScenario implements Scenario {
             try {
                 for (int partitions : new int[]{1, 4}) {
                     LatencyProbe probe = new LatencyProbe(payloads.length, partitions);
-                    List<Histogram> sluiceBurst = null;
-                    List<Histogram> sluiceSustained = null;
-                    List<Histogram> memoryBurst = null;
-                    List<Histogram> memorySustained = null;
+                    Runs sluiceBurst = null;
+                    Runs sluiceSustained = null;
+                    Runs memoryBurst = null;
+                    Runs memorySustained = null;
                     if (broker != null) {
                         try (SluiceBus bus = new SluiceBus(broker, "mem-" + partitions + "p", partitions, false, payloads, probe, Acks.MEMORY)) {
-                            memoryBurst = runs(o, BURST_WARMUP_FACTOR, () -> burst(bus, probe, BURST));
-                            memorySustained = runs(o, 1, () -> sustained(bus, probe, sustainedCount));
+                            memoryBurst = runs(o, BURST_WARMUP_FACTOR, BURST, () -> burst(bus, probe, BURST));
+                            memorySustained = runs(o, 1, sustainedCount, () -> sustained(bus, probe, sustainedCount));
                             check(bus);
                         }
                         try (SluiceBus bus = new SluiceBus(broker, "bus-" + partitions + "p", partitions, true, payloads, probe, Acks.JOURNAL)) {
-                            sluiceBurst = runs(o, BURST_WARMUP_FACTOR, () -> burst(bus, probe, BURST));
-                            sluiceSustained = runs(o, 1, () -> sustained(bus, probe, sustainedCount));
+                            sluiceBurst = runs(o, BURST_WARMUP_FACTOR, BURST, () -> burst(bus, probe, BURST));
+                            sluiceSustained = runs(o, 1, sustainedCount, () -> sustained(bus, probe, sustainedCount));
                             check(bus);
                         }
                         notes.add(breakdown(broker, partitions));
                     }
-                    List<Histogram> rawBurst;
-                    List<Histogram> rawSustained;
+                    Runs rawBurst;
+                    Runs rawSustained;
                     try (RawBus bus = new RawBus(partitions, RING_SIZE, o.waitStrategy(), payloads, probe)) {
-                        rawBurst = runs(o, BURST_WARMUP_FACTOR, () -> burst(bus, probe, BURST));
-                        rawSustained = runs(o, 1, () -> sustained(bus, probe, sustainedCount));
+                        rawBurst = runs(o, BURST_WARMUP_FACTOR, BURST, () -> burst(bus, probe, BURST));
+                        rawSustained = runs(o, 1, sustainedCount, () -> sustained(bus, probe, sustainedCount));
                     }
                     cells.add(new Cell("burst", partitions, memoryBurst, sluiceBurst, rawBurst));
                     cells.add(new Cell("sustained", partitions, memorySustained, sluiceSustained, rawSustained));
@@ -144,10 +160,13 @@ public final class EventBusScenario implements Scenario {
             double[] ref = burst ? (c.partitions == 1 ? REF_BURST_1 : REF_BURST_4) : (c.partitions == 1 ? REF_SUSTAINED_1 : REF_SUSTAINED_4);
             Table.Builder t = Table.builder(title, baseline);
             String missing = c.sluice == null ? "Sluice: " + unavailable : null;
-            LatencyRows.add(t, "memory-only ", c.memory, c.raw, ref, true, "µs", 1_000,
+            LatencyRows.add(t, "memory-only ", latency(c.memory), latency(c.raw), ref, true, "µs", 1_000,
                     missing != null ? missing : "memory-only topic: the reference's setup");
-            LatencyRows.add(t, "journaled ", c.sluice, c.raw, ref, false, "µs", 1_000,
+            LatencyRows.add(t, "journaled ", latency(c.sluice), latency(c.raw), ref, false, "µs", 1_000,
                     missing != null ? missing : "journaled topic: includes a Chronicle append the reference does not do");
+            CpuRows.add(t, "memory-only ", cpu(c.memory), cpu(c.raw),
+                    missing != null ? missing : "whole JVM during the run, publisher and subscriber threads included (see the notes)");
+            CpuRows.add(t, "journaled ", cpu(c.sluice), cpu(c.raw), missing != null ? missing : "journal thread included");
             tables.add(t.build());
         }
         List<Chart> charts = new ArrayList<>();
@@ -156,13 +175,13 @@ public final class EventBusScenario implements Scenario {
                     "event-bus: " + load + " latency distribution (" + (load.equals("burst") ? "15,000 at once" : "10,000/s") + ")", "µs", 1_000);
             for (Cell c : cells) {
                 if (c.load.equals(load) && c.sluice != null) {
-                    plot.histogram("Sluice " + c.partitions + "P/" + c.partitions + "C (memory-only)", LatencyRows.merged(c.memory));
-                    plot.histogram("Sluice " + c.partitions + "P/" + c.partitions + "C (journal)", LatencyRows.merged(c.sluice));
+                    plot.histogram("Sluice " + c.partitions + "P/" + c.partitions + "C (memory-only)", LatencyRows.merged(c.memory.latency()));
+                    plot.histogram("Sluice " + c.partitions + "P/" + c.partitions + "C (journal)", LatencyRows.merged(c.sluice.latency()));
                 }
             }
             for (Cell c : cells) {
                 if (c.load.equals(load)) {
-                    plot.histogram("raw Disruptor " + c.partitions + "P/" + c.partitions + "C", LatencyRows.merged(c.raw));
+                    plot.histogram("raw Disruptor " + c.partitions + "P/" + c.partitions + "C", LatencyRows.merged(c.raw.latency()));
                 }
             }
             for (int p : new int[]{1, 4}) {
@@ -180,16 +199,22 @@ public final class EventBusScenario implements Scenario {
         return new ScenarioResult(name(), title(), reference(), tables, charts, notes, 0);
     }
 
-    /** Warm-ups (discarded; {@code warmupFactor} × the option, since a burst is too short to warm the JIT) then measured iterations. */
-    private static List<Histogram> runs(BenchOptions o, int warmupFactor, ThrowingSupplier run) throws Exception {
+    /**
+     * Warm-ups (discarded; {@code warmupFactor} × the option, since a burst is too short to warm the JIT) then measured
+     * iterations, each with the process CPU time read before and after it, per million of its {@code events}.
+     */
+    private static Runs runs(BenchOptions o, int warmupFactor, int events, ThrowingSupplier run) throws Exception {
         for (int i = 0; i < o.warmups() * warmupFactor; i++) {
             run.get();
         }
         List<Histogram> measured = new ArrayList<>();
+        List<Double> cpu = new ArrayList<>();
         for (int i = 0; i < o.iterations(); i++) {
+            CpuTime.Mark before = CpuTime.mark();
             measured.add(run.get());
+            cpu.add(CpuTime.perMillion(before.seconds(), events));
         }
-        return measured;
+        return new Runs(measured, cpu);
     }
 
     @FunctionalInterface

@@ -2,6 +2,7 @@ package io.sluice.bench.scenario;
 
 import io.sluice.bench.BenchOptions;
 import io.sluice.bench.Scenario;
+import io.sluice.bench.internal.CpuTime;
 import io.sluice.bench.report.Better;
 import io.sluice.bench.report.Sample;
 import io.sluice.bench.report.ScenarioResult;
@@ -82,29 +83,44 @@ public final class IngestStagesScenario implements Scenario {
         }
         List<Double> rowBinary = new ArrayList<>();
         List<Double> jsonEachRow = new ArrayList<>();
-        List<List<StageResult>> stages = new ArrayList<>();
+        List<Cpu> rowBinaryCpu = new ArrayList<>();
+        List<Cpu> jsonEachRowCpu = new ArrayList<>();
+        List<List<Measured>> stages = new ArrayList<>();
         try (ClickHouseServer ch = ClickHouseServer.startPrivate(o.workDir());
              RedisServer redis = RedisServer.startPrivate(o.workDir(), false)) {
             notes.add("clickhouse-server " + ch.query("SELECT version()").strip() + " at " + ch.url()
                     + ", redis-server at " + redis.url() + ", both private to this run.");
             IngestStageRunner runner = new IngestStageRunner(new IngestStageRunner.Target(ch.url(), redis.url(), "sluice_bench"));
+            Meter meter = new Meter(ch.pid(), redis.pid());
+            notes.add(CpuRows.WHAT + " Here a run is one `IngestStageRunner` call: its table set-up, the producer thread, "
+                    + "the strategy's threads (and, for the journal, an embedded broker opened and closed in the run), the "
+                    + "`max(id)` prober and heap sampler, and the final exact-count check. ClickHouse's own CPU (clickhouse-server "
+                    + "pid " + ch.pid() + ", /proc utime + stime, 10 ms ticks, background merges included) and, for the Redis "
+                    + "strategies, redis-server's are separate rows, per M events of the run. The raw ceiling's CPU rows divide "
+                    + "by the rows of the call including its one warm-up INSERT; the body is built in the call too.");
             runner.rawCeiling(true, 1, BATCH_ROWS);
+            long ceilingRows = (long) (ceilingBatches + 1) * BATCH_ROWS;
             for (int i = 0; i < iterations; i++) {
+                Cpu.Start c0 = meter.start();
                 rowBinary.add(runner.rawCeiling(true, ceilingBatches, BATCH_ROWS));
+                rowBinaryCpu.add(c0.perMillion(ceilingRows));
+                Cpu.Start c1 = meter.start();
                 jsonEachRow.add(runner.rawCeiling(false, ceilingBatches, BATCH_ROWS));
+                jsonEachRowCpu.add(c1.perMillion(ceilingRows));
             }
             UnaryOperator<IngestConfig.Builder> batching = b -> b.batchRows(BATCH_ROWS).lingerMs(20).maxInFlight(2);
-            stages.add(repeat(o, iterations, events[0], () -> runner.runSink(STAGES[0], Strategy.SYNC, events[0], b -> b)));
-            stages.add(repeat(o, iterations, events[1], () -> runner.runSink(STAGES[1], Strategy.ASYNC, events[1], b -> b.maxInFlight(32))));
-            stages.add(repeat(o, iterations, warm, n -> runner.runSink(STAGES[2], Strategy.COALESCING, n, batching), big));
-            stages.add(repeat(o, iterations, warm, n -> runner.runSink(STAGES[3], Strategy.REDIS_STREAM, n, batching), big));
-            stages.add(repeat(o, iterations, warm, n -> runner.runSink(STAGES[4], Strategy.WORKER_POOL, n, b -> batching.apply(b).workers(2)), big));
-            stages.add(repeat(o, iterations, warm, n -> runner.runJournal(STAGES[5], n, 2, batching), big));
+            stages.add(repeat(meter, o, iterations, events[0], () -> runner.runSink(STAGES[0], Strategy.SYNC, events[0], b -> b)));
+            stages.add(repeat(meter, o, iterations, events[1], () -> runner.runSink(STAGES[1], Strategy.ASYNC, events[1], b -> b.maxInFlight(32))));
+            stages.add(repeat(meter, o, iterations, warm, n -> runner.runSink(STAGES[2], Strategy.COALESCING, n, batching), big));
+            stages.add(repeat(meter, o, iterations, warm, n -> runner.runSink(STAGES[3], Strategy.REDIS_STREAM, n, batching), big));
+            stages.add(repeat(meter, o, iterations, warm, n -> runner.runSink(STAGES[4], Strategy.WORKER_POOL, n, b -> batching.apply(b).workers(2)), big));
+            stages.add(repeat(meter, o, iterations, warm, n -> runner.runJournal(STAGES[5], n, 2, batching), big));
         }
-        List<WrkHttpLoad.Result> http = http(o, notes);
+        List<Double> httpCpu = new ArrayList<>();
+        List<WrkHttpLoad.Result> http = http(o, notes, httpCpu);
         notes.add("Every run landed exactly its events: after the last row, `count()` = `uniqExact(id)` = events and the ids are "
                 + "0..events−1 (the runner fails the run otherwise: no loss, no duplicate).");
-        ScenarioResult r = result(tables, charts, notes, stages, Sample.of(rowBinary), Sample.of(jsonEachRow));
+        ScenarioResult r = result(tables, charts, notes, stages, Sample.of(rowBinary), Sample.of(jsonEachRow), rowBinaryCpu, jsonEachRowCpu);
         if (http != null) {
             List<Table> all = new ArrayList<>(r.tables());
             Table.Builder h = Table.builder("Sluice's HTTP endpoint, one event per request from wrk (" + WrkHttpLoad.THREADS
@@ -114,14 +130,20 @@ public final class IngestStagesScenario implements Scenario {
             h.row("avg latency", "ms", Better.LOWER, Sample.of(WrkHttpLoad.field(http, WrkHttpLoad.Result::avgMs)), null, null, "as wrk reports it");
             h.row("P50 latency", "ms", Better.LOWER, Sample.of(WrkHttpLoad.field(http, WrkHttpLoad.Result::p50Ms)), null, null, null);
             h.row("P99 latency", "ms", Better.LOWER, Sample.of(WrkHttpLoad.field(http, WrkHttpLoad.Result::p99Ms)), null, null, null);
+            CpuRows.add(h, "JVM ", "s per M requests", Sample.of(httpCpu), null,
+                    "the benchmark JVM (HTTP endpoint and broker; nothing else runs in it meanwhile) per request wrk completed; "
+                    + "wrk's own CPU is not included");
             all.add(h.build());
             return new ScenarioResult(r.scenario(), r.title(), r.reference(), all, r.charts(), r.notes(), r.elapsedSeconds());
         }
         return r;
     }
 
-    /** The wrk runs (a warm-up, then measured runs), or null with a note when wrk is not installed. */
-    private static List<WrkHttpLoad.Result> http(BenchOptions o, List<String> notes) throws Exception {
+    /**
+     * The wrk runs (a warm-up, then measured runs), or null with a note when wrk is not installed; the JVM's CPU s per
+     * M requests of each measured run goes to {@code cpuPerMillion}.
+     */
+    private static List<WrkHttpLoad.Result> http(BenchOptions o, List<String> notes, List<Double> cpuPerMillion) throws Exception {
         if (!WrkHttpLoad.available()) {
             notes.add("HTTP one event per request: not measured, `wrk` is not installed (Debian package `wrk`; scripts/test.sh installs it).");
             return null;
@@ -138,7 +160,10 @@ public final class IngestStagesScenario implements Scenario {
                 load.run(seconds, false);
             }
             for (int i = 0; i < o.iterations(); i++) {
-                runs.add(load.run(seconds, true));
+                CpuTime.Mark before = CpuTime.mark();
+                WrkHttpLoad.Result r = load.run(seconds, true);
+                cpuPerMillion.add(CpuTime.perMillion(before.seconds(), r.requests()));
+                runs.add(r);
             }
         }
         return runs;
@@ -149,30 +174,56 @@ public final class IngestStagesScenario implements Scenario {
         StageResult run(int events);
     }
 
-    /** Same-size warm-ups (small stages). */
-    private static List<StageResult> repeat(BenchOptions o, int iterations, int events, java.util.function.Supplier<StageResult> run) {
-        return repeat(o, iterations, events, n -> run.get(), events);
+    /** CPU seconds per million events of one run: this JVM, clickhouse-server, redis-server. */
+    private record Cpu(double jvm, double clickHouse, double redis) {
+        /** The CPU counters at the start of a run. */
+        record Start(Meter meter, CpuTime.Mark jvm, double clickHouse, double redis) {
+            Cpu perMillion(long events) {
+                return new Cpu(CpuTime.perMillion(jvm.seconds(), events),
+                        CpuTime.perMillion(CpuTime.processSeconds(meter.clickHousePid) - clickHouse, events),
+                        CpuTime.perMillion(CpuTime.processSeconds(meter.redisPid) - redis, events));
+            }
+        }
     }
 
-    private static List<StageResult> repeat(BenchOptions o, int iterations, int warmEvents, StageRun run, int events) {
+    /** Reads the CPU counters of this JVM and of the private servers. */
+    private record Meter(long clickHousePid, long redisPid) {
+        Cpu.Start start() {
+            return new Cpu.Start(this, CpuTime.mark(), CpuTime.processSeconds(clickHousePid), CpuTime.processSeconds(redisPid));
+        }
+    }
+
+    /** One measured stage run with the CPU it took. */
+    private record Measured(StageResult result, Cpu cpu) {
+    }
+
+    /** Same-size warm-ups (small stages). */
+    private static List<Measured> repeat(Meter meter, BenchOptions o, int iterations, int events, java.util.function.Supplier<StageResult> run) {
+        return repeat(meter, o, iterations, events, n -> run.get(), events);
+    }
+
+    private static List<Measured> repeat(Meter meter, BenchOptions o, int iterations, int warmEvents, StageRun run, int events) {
         for (int i = 0; i < o.warmups(); i++) {
             run.run(warmEvents);
         }
-        List<StageResult> measured = new ArrayList<>();
+        List<Measured> measured = new ArrayList<>();
         for (int i = 0; i < iterations; i++) {
-            measured.add(run.run(events));
+            Cpu.Start c = meter.start();
+            StageResult r = run.run(events);
+            measured.add(new Measured(r, c.perMillion(events)));
         }
         return measured;
     }
 
-    private ScenarioResult result(List<Table> tables, List<Chart> charts, List<String> notes, List<List<StageResult>> stages,
-                                  Sample rowBinary, Sample jsonEachRow) {
+    private ScenarioResult result(List<Table> tables, List<Chart> charts, List<String> notes, List<List<Measured>> stages,
+                                  Sample rowBinary, Sample jsonEachRow, List<Cpu> rowBinaryCpu, List<Cpu> jsonEachRowCpu) {
         Table.Builder t = Table.builder("The reference's stage table (+ Sluice's journal strategy)", "— (the raw ceiling is below)");
         BarChart bars = new BarChart("ingest-stages-throughput.svg", "ingest-stages: landed rows/s (Sluice) vs the reference's req/s", "rows/s",
                 List.of("Sluice landed rows/s", "raw RowBinary ceiling", "reference req/s"));
         double ceiling = rowBinary.median();
         for (int s = 0; s < STAGES.length; s++) {
-            List<StageResult> r = stages.get(s);
+            List<Measured> m = stages.get(s);
+            List<StageResult> r = m.stream().map(Measured::result).toList();
             Double ref = Double.isNaN(REF[s][0]) ? null : REF[s][0];
             t.row(STAGES[s] + " throughput", "req/s", Better.HIGHER, sample(r, StageResult::throughputPerSec), null, ref,
                     s == 0 ? "until the strategy confirms each write" : null);
@@ -189,6 +240,13 @@ public final class IngestStagesScenario implements Scenario {
             t.row(STAGES[s] + " ingest→queryable P99", "ms", Better.LOWER, sample(r, StageResult::queryableP99Ms), null, null, null);
             t.row(STAGES[s] + " peak heap", "MiB", Better.LOWER, sample(r, StageResult::peakHeapMb), null, nan(REF[s][3]),
                     s == 0 ? "whole benchmark JVM, sampled every 10 ms (garbage included)" : null);
+            CpuRows.add(t, STAGES[s] + " JVM ", cpu(m, Cpu::jvm), null,
+                    s == 0 ? "whole benchmark JVM over the run, producer thread and prober included (see the notes)" : null);
+            CpuRows.add(t, STAGES[s] + " clickhouse-server ", cpu(m, Cpu::clickHouse), null,
+                    s == 0 ? "the private clickhouse-server over the run" : null);
+            if (s == 3 || s == 4) {
+                CpuRows.add(t, STAGES[s] + " redis-server ", cpu(m, Cpu::redis), null, s == 3 ? "the private redis-server over the run" : null);
+            }
             Sample landed = sample(r, StageResult::landedRowsPerSec);
             bars.category(STAGES[s], landed == null ? null : landed.median(), ceiling, ref);
         }
@@ -196,6 +254,10 @@ public final class IngestStagesScenario implements Scenario {
         Table.Builder c = Table.builder("Raw ceiling: pre-built 10,000-row batches, one INSERT at a time", "plain HTTP INSERT");
         c.row("RowBinary rows/s", "rows/s", Better.HIGHER, null, rowBinary, null, "the reference's best stage did 34,040 req/s");
         c.row("JSONEachRow rows/s", "rows/s", Better.HIGHER, null, jsonEachRow, null, "the format the JSON strategies send");
+        CpuRows.add(c, "RowBinary JVM ", "s per M rows", null, Sample.of(rowBinaryCpu.stream().map(Cpu::jvm).toList()), "the inserting client");
+        CpuRows.add(c, "RowBinary clickhouse-server ", "s per M rows", null, Sample.of(rowBinaryCpu.stream().map(Cpu::clickHouse).toList()), null);
+        CpuRows.add(c, "JSONEachRow JVM ", "s per M rows", null, Sample.of(jsonEachRowCpu.stream().map(Cpu::jvm).toList()), null);
+        CpuRows.add(c, "JSONEachRow clickhouse-server ", "s per M rows", null, Sample.of(jsonEachRowCpu.stream().map(Cpu::clickHouse).toList()), null);
         tables.add(c.build());
         charts.add(bars);
         return new ScenarioResult(name(), title(), reference(), tables, charts, notes, 0);
@@ -203,6 +265,10 @@ public final class IngestStagesScenario implements Scenario {
 
     private static Double nan(double v) {
         return Double.isNaN(v) ? null : v;
+    }
+
+    private static Sample cpu(List<Measured> runs, ToDoubleFunction<Cpu> f) {
+        return Sample.of(runs.stream().map(m -> f.applyAsDouble(m.cpu())).toList());
     }
 
     private static Sample sample(List<StageResult> runs, ToDoubleFunction<StageResult> f) {

@@ -60,6 +60,11 @@ public final class MicroBenchmarksScenario implements Scenario {
                 + " measured iterations of " + time + ", GC profiler on; cells are the median [min–max] of the measured "
                 + "iterations. Raw JSON: `jmh.json` next to this report. Run one on its own with "
                 + "`java -jar jmh-benchmarks/target/benchmarks.jar BusPublishBenchmark -prof gc -rf json`.");
+        notes.add("CPU seconds per million events are not measured here: each benchmark runs in a JMH fork (its own JVM, "
+                + "warm-up and harness threads included), and no profiler in this run reports CPU time; the per-operation "
+                + "figure JMH gives is allocation (`gc.alloc.rate.norm`, B/op, from `-prof gc`). The CPU rows are in the "
+                + "event-bus, stream-processor and ingest-stages scenarios (process CPU of the benchmark JVM per measured run) "
+                + "and kafka-peer (the broker's and the load tool's JVMs).");
         ChainedOptionsBuilder opts = new OptionsBuilder()
                 .include("io.sluice.bench.(BusPublishBenchmark|JournalAppendBenchmark|NetworkProduceBenchmark)")
                 .warmupIterations(warmups).measurementIterations(iterations)

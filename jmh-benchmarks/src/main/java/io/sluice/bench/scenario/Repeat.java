@@ -1,6 +1,7 @@
 package io.sluice.bench.scenario;
 
 import io.sluice.bench.BenchOptions;
+import io.sluice.bench.internal.CpuTime;
 import io.sluice.bench.report.Sample;
 
 import java.util.ArrayList;
@@ -9,7 +10,8 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * Warm-up runs (discarded) followed by measured runs; samples over the measured runs. Where Sluice and its baseline
- * can run independently, {@link #alternating} measures them in turns.
+ * can run independently, {@link #alternating} measures them in turns. Every measured run carries the CPU time (user +
+ * system) of the whole benchmark JVM read before and after it ({@link Run#cpuSeconds()}).
  */
 final class Repeat {
     private Repeat() {
@@ -26,9 +28,16 @@ final class Repeat {
         }
         List<Run> measured = new ArrayList<>(o.iterations());
         for (int i = 0; i < o.iterations(); i++) {
-            measured.add(m.run());
+            measured.add(measured(m));
         }
         return measured;
+    }
+
+    /** One measured run with the process CPU time it took (everything {@code m.run()} does, set-up included). */
+    static Run measured(Measurement m) throws Exception {
+        CpuTime.Mark before = CpuTime.mark();
+        Run r = m.run();
+        return r.withCpu(before.seconds());
     }
 
     /** The runs of two systems measured in turns (a, b, a, b, ...), warm-ups included, so drift hits both alike. */
@@ -47,9 +56,9 @@ final class Repeat {
         List<Run> bs = new ArrayList<>(o.iterations());
         for (int i = 0; i < o.iterations(); i++) {
             if (a != null) {
-                as.add(a.run());
+                as.add(measured(a));
             }
-            bs.add(b.run());
+            bs.add(measured(b));
         }
         return new Pair(as, bs);
     }

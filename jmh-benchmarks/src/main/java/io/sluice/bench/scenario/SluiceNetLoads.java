@@ -94,16 +94,29 @@ final class SluiceNetLoads implements AutoCloseable {
         return new Run((long) clients * perClient, nanos, Latency.merge(hs));
     }
 
+    /** Upper bound of the framing around one record in a stored batch of one (Kafka v2 record varints + attributes). */
+    static final int RECORD_FRAMING_BYTES = 20;
+
+    /**
+     * A fetch's byte limit that holds {@code records} records of {@code valueSize} bytes even when each is stored as a
+     * batch of its own (the sync produce runs that fill the topic send one record per request, and a fetch ships stored
+     * batches whole): {@code records × (batch header + record framing + valueSize)}.
+     */
+    static int fetchMaxBytes(int records, int valueSize) {
+        return records * (io.sluice.net.protocol.RecordBatchReader.HEADER_SIZE + RECORD_FRAMING_BYTES + valueSize);
+    }
+
     /**
      * {@code fetches} fetch round trips of {@code records} records each at random offsets of a partition: {@code seek}
-     * then polls until those {@code records} records arrived (maxPollRecords = records, maxPollBytes = records × valueSize:
-     * usually one fetch; two when the stored batch holding the offset ends before them, as with Kafka's whole-batch fetches).
+     * then polls until those {@code records} records arrived (maxPollRecords = records, maxPollBytes =
+     * {@link #fetchMaxBytes}: one fetch when the records are stored one per batch, as the sync produce runs store them;
+     * a second round trip, the consumer's prefetch, when the stored batch holding the offset is larger and ends first).
      */
     Run fetch(Broker broker, TopicPartition tp, int fetches, int records, int valueSize, long seed) {
         Histogram h = Latency.newHistogram();
         try (RemoteConsumer c = new RemoteConsumer(ClientConfig.builder(bootstrap).clientId("bench-fetch").build(),
                 ConsumerConfig.builder().clientId("bench-fetch").offsetReset(OffsetReset.EARLIEST)
-                        .maxPollRecords(records).maxPollBytes(records * valueSize).build())) {
+                        .maxPollRecords(records).maxPollBytes(fetchMaxBytes(records, valueSize)).build())) {
             c.assign(Set.of(tp));
             long first = broker.startOffset(tp);
             long end = broker.endOffset(tp);

@@ -72,6 +72,9 @@ public final class StreamProcessorScenario implements Scenario {
                 + "buffered on both sides (one write per frame): the same 100 B echoed for produce, a small request answered "
                 + "with the fetch's payload bytes for fetch.");
         notes.add("Data rates are MiB/s of payload, as in the reference (138,764 × 1 KiB = 135.5).");
+        notes.add(CpuRows.WHAT + " Here the load generators (producer threads, consumers, network clients) run in the "
+                + "benchmark JVM, so their CPU is in every CPU row, Sluice's and the baseline's alike; the network rows hold "
+                + "client and server (Sluice's Netty broker, or the echo server) together.");
         try (TempDir dir = new TempDir(o.workDir(), "sluice-bench-sp")) {
             Broker broker = SluiceBroker.open(dir.resolve("broker"), o, RING, reason);
             try {
@@ -138,6 +141,7 @@ public final class StreamProcessorScenario implements Scenario {
         t.row("Data rate", "MiB/s", Better.HIGHER, Repeat.sample(sluiceProduce, r -> r.mebibytesPerSecond(100)), Repeat.sample(rawProduce, r -> r.mebibytesPerSecond(100)), 34.53, null);
         latencyRows(t, sluiceProduce, rawProduce, new int[]{0, 1, 2, 4, 5, 7}, new double[]{2.61, 3.08, 2.66, 4.41, 7.46, 536.41},
                 "enqueue (trySend call)", false);
+        CpuRows.add(t, "", sluiceProduce, rawProduce, "per acknowledged record, producer thread included; see the notes");
         tables.add(t.build());
         // the consume rows read everything written by the produce runs (warm-ups included), from the beginning
         Table.Builder c = Table.builder("1. Direct consume: everything produced above, from the earliest offset",
@@ -145,6 +149,7 @@ public final class StreamProcessorScenario implements Scenario {
         c.row("Throughput", "msg/s", Better.HIGHER, Repeat.sample(sluiceConsume, Run::perSecond), Repeat.sample(rawConsume, Run::perSecond), 502_647.0, "one consumer, 4 partitions, polls of ≤ 500");
         c.row("Data rate", "MiB/s", Better.HIGHER, Repeat.sample(sluiceConsume, r -> r.mebibytesPerSecond(100)), Repeat.sample(rawConsume, r -> r.mebibytesPerSecond(100)), 54.17, null);
         latencyRows(c, sluiceConsume, rawConsume, new int[]{0, 1, 2, 4, 5}, new double[]{183.84, 196.83, 194.17, 206.80, 260.75}, "batch (500)", true);
+        CpuRows.add(c, "", sluiceConsume, rawConsume, "per record read, consumer thread included");
         tables.add(c.build());
         PercentilePlot plot = new PercentilePlot("stream-processor-produce-call.svg", "stream-processor: direct produce, enqueue latency (100 B)", "µs", 1_000);
         if (sluiceProduce != null) {
@@ -182,6 +187,7 @@ public final class StreamProcessorScenario implements Scenario {
                 List<Run> raw = Repeat.runs(o, () -> RawLoads.produce(journal, RING, o.waitStrategy(), v, th, per));
                 t.row(th + (th == 1 ? " thread" : " threads"), "msg/s", Better.HIGHER, Repeat.sample(s, Run::perSecond),
                         Repeat.sample(raw, Run::perSecond), ref[i], i == 0 ? "one shared producer, until the last ack" : null);
+                CpuRows.add(t, th + (th == 1 ? " thread " : " threads "), s, raw, i == 0 ? "per acknowledged record, producer threads included" : null);
                 bars.category(th + (th == 1 ? " thread" : " threads"), Repeat.median(s, Run::perSecond), Repeat.median(raw, Run::perSecond), ref[i]);
             }
         }
@@ -211,13 +217,13 @@ public final class StreamProcessorScenario implements Scenario {
             net = new SluiceNetLoads(broker);
             notes.add("Network: Sluice's Netty broker (`BrokerServer`, " + net.transport() + " transport) on 127.0.0.1 in the "
                     + "same JVM as its Java clients (`RemoteProducer` with linger 0 and acks=JOURNAL; `RemoteConsumer` with "
-                    + "maxPollRecords " + FETCH_RECORDS + ", maxPollBytes " + FETCH_RECORDS * 100 + ", near the reference's ~100 records per fetch). "
-                    + "A produce round trip is `send(record).get()`; a fetch round trip is `seek` to a random offset then `poll` until "
-                    + "those " + FETCH_RECORDS + " records arrived (checked: exactly those records). A fetch ships the stored record "
-                    + "batches whole (FETCH v1), from the one holding the offset: one round trip, or two when that batch ends before "
-                    + FETCH_RECORDS + " records (the second is the consumer's prefetch, already in flight); the reply carries whole "
-                    + "batches, so it moves more bytes than the " + FETCH_RECORDS + " records. The fetch has its own baseline: a "
-                    + "plain-socket round trip moving the " + FETCH_RECORDS + " records' payload bytes back.");
+                    + "maxPollRecords " + FETCH_RECORDS + ", maxPollBytes " + SluiceNetLoads.fetchMaxBytes(FETCH_RECORDS, 100)
+                    + " — room for " + FETCH_RECORDS + " records stored one per batch, as the sync produce runs store them — near the "
+                    + "reference's ~100 records per fetch). A produce round trip is `send(record).get()`; a fetch round trip is `seek` "
+                    + "to a random offset then `poll` until those " + FETCH_RECORDS + " records arrived (checked: exactly those records). "
+                    + "A fetch ships the stored record batches whole (FETCH v1) from the one holding the offset: one round trip here, "
+                    + "two if that batch ended before the " + FETCH_RECORDS + " records. The fetch has its own baseline: a plain-socket "
+                    + "round trip moving the " + FETCH_RECORDS + " records' payload bytes back.");
         }
         try (LoopbackEcho server = new LoopbackEcho()) {
             SluiceNetLoads n = net;
@@ -235,9 +241,13 @@ public final class StreamProcessorScenario implements Scenario {
             t.row("Produce throughput", "req/s", Better.HIGHER, Repeat.sample(produce, Run::perSecond), Repeat.sample(echo, Run::perSecond), 18_511.0,
                     n == null ? NET_MISSING : "goal: P50 ≤ 1.5× the raw echo");
             latencyRows(t, produce, echo, new int[]{0, 1, 2, 4, 5, 7}, new double[]{33.08, 53.98, 54.55, 68.12, 81.80, 326.26}, "produce RTT", true);
+            CpuRows.add(t, "", produce, echo, "per round trip, client and server in this JVM");
             f.row("Fetch throughput", "fetches/s", Better.HIGHER, Repeat.sample(fetch, Run::perSecond), Repeat.sample(fetchEcho, Run::perSecond), null,
                     n == null ? NET_MISSING : FETCH_RECORDS + " records per fetch (the reference printed latencies only)");
             latencyRows(f, fetch, fetchEcho, new int[]{0, 1, 2, 4, 5}, new double[]{292.72, 519.12, 398.48, 1_409.09, 3_718.06}, "fetch RTT", true);
+            CpuRows.add(f, "", "s per M records", Repeat.sample(fetch, r -> r.cpuPerMillion() / fetchRecords),
+                    Repeat.sample(fetchEcho, r -> r.cpuPerMillion() / fetchRecords),
+                    "per record fetched (" + FETCH_RECORDS + " per fetch; the baseline moves the same payload bytes), client and server in this JVM");
             if (produce != null) {
                 plot.histogram("Sluice produce (acks=journal)", merged(produce));
                 plot.histogram("Sluice fetch (" + FETCH_RECORDS + " records)", merged(fetch));
@@ -257,6 +267,7 @@ public final class StreamProcessorScenario implements Scenario {
                         i == 0 ? (n == null ? NET_MISSING : "goal at 8 clients: ≥ 100,000 req/s") : null);
                 m.row(label + " avg", "µs", Better.LOWER, Repeat.sample(s, r -> r.latencyMicros(1)), Repeat.sample(raw, r -> r.latencyMicros(1)), ref[i][1], null);
                 m.row(label + " P99", "µs", Better.LOWER, Repeat.sample(s, r -> r.latencyMicros(5)), Repeat.sample(raw, r -> r.latencyMicros(5)), ref[i][2], null);
+                CpuRows.add(m, label + " ", s, raw, i == 0 ? "per round trip, clients and server in this JVM" : null);
                 bars.category(label, Repeat.median(s, Run::perSecond), Repeat.median(raw, Run::perSecond), ref[i][0]);
             }
         } finally {
@@ -304,6 +315,7 @@ public final class StreamProcessorScenario implements Scenario {
                 t.row(label + " data rate", "MiB/s", Better.HIGHER, Repeat.sample(s, r -> r.mebibytesPerSecond(size)), Repeat.sample(raw, r -> r.mebibytesPerSecond(size)), ref[i][1], null);
                 t.rowNotComparable(label + " avg enqueue (trySend call)", "µs", Better.LOWER, Repeat.sample(s, r -> r.latencyMicros(1)),
                         Repeat.sample(raw, r -> r.latencyMicros(1)), ref[i][2], null);
+                CpuRows.add(t, label + " ", s, raw, i == 0 ? "per acknowledged record, producer thread included" : null);
                 bars.category(label, Repeat.median(s, r -> r.mebibytesPerSecond(size)), Repeat.median(raw, r -> r.mebibytesPerSecond(size)), ref[i][1]);
             }
         }
@@ -338,6 +350,7 @@ public final class StreamProcessorScenario implements Scenario {
                 String label = m + (m == 1 ? " consumer" : " consumers");
                 t.row(label, "msg/s", Better.HIGHER, Repeat.sample(s, Run::perSecond), Repeat.sample(raw, Run::perSecond), ref[i],
                         i == 0 ? "a new group per run, timed from subscribe (joins and rebalances included)" : null);
+                CpuRows.add(t, label + " ", s, raw, i == 0 ? "per record consumed, consumer threads, joins and rebalances included" : null);
                 bars.category(label, Repeat.median(s, Run::perSecond), Repeat.median(raw, Run::perSecond), ref[i]);
             }
         }
@@ -386,6 +399,9 @@ public final class StreamProcessorScenario implements Scenario {
                 "Sluice: PartitionReader over the whole partition");
         t.row("Sequential read data rate", "MiB/s", Better.HIGHER, Repeat.sample(sRead, r -> r.mebibytesPerSecond(1024)), Repeat.sample(rRead, r -> r.mebibytesPerSecond(1024)), 216.72, null);
         latencyRows(t, sRandom, rRandom, new int[]{0, 1, 2, 4, 5}, new double[]{4.55, 5.43, 5.34, 5.93, 7.58}, "random read", true);
+        CpuRows.add(t, "Write ", sWrite, rWrite, "per record written (Sluice: until acknowledged)");
+        CpuRows.add(t, "Sequential read ", sRead, rRead, "per record read");
+        CpuRows.add(t, "Random read ", sRandom, rRandom, "per read");
         tables.add(t.build());
         BarChart bars = new BarChart("stream-processor-storage.svg", "stream-processor: storage, 1 KiB messages", "msg/s",
                 List.of("Sluice", "raw Chronicle Queue", "reference"));
