@@ -27,6 +27,14 @@ public final class JournalReader implements PartitionReader {
     private long resumeIndex = -1;
     private final RecordBatchCodec.Cursor cursor = new RecordBatchCodec.Cursor();
     private boolean closed;
+    /**
+     * False once a direct buffer refused to give its address: on JDK 22+ a buffer derived from a shared memory
+     * segment (Netty 4.2's allocator on JDK 25) throws on {@code address()}. Such buffers are then filled through
+     * {@link #scratch}. JVM-wide: the allocator is the same for every reader.
+     */
+    private static volatile boolean nativeCopy = true;
+    /** Bounce array for buffers without a usable address; grows to the largest batch copied (at most a batch's bound). */
+    private byte[] scratch = new byte[0];
 
     JournalReader(PartitionJournal journal) {
         this.journal = journal;
@@ -210,18 +218,40 @@ public final class JournalReader implements PartitionReader {
         return bytes;
     }
 
-    /** One copy from the mapped journal into {@code dst}: native to native when the buffer is direct. */
-    private static void copy(Bytes<?> in, long from, ByteBuffer dst, int length) {
+    /**
+     * One copy from the mapped journal into {@code dst}: native to native when the buffer is direct and gives its
+     * address; into a heap buffer's array; otherwise through {@link #scratch} (two copies).
+     */
+    private void copy(Bytes<?> in, long from, ByteBuffer dst, int length) {
         if (dst.remaining() < length) {
             throw new IllegalArgumentException("claimed buffer has " + dst.remaining() + " bytes for a " + length + "-byte batch");
         }
         int at = dst.position();
-        if (dst.isDirect()) {
-            in.nativeRead(from, Jvm.address(dst) + at, length);
-        } else {
+        if (dst.hasArray()) {
             in.read(from, dst.array(), dst.arrayOffset() + at, length);
+        } else if (nativeCopy && dst.isDirect() && nativeCopy(in, from, dst, at, length)) {
+            // copied
+        } else {
+            if (scratch.length < length) {
+                scratch = new byte[length];
+            }
+            in.read(from, scratch, 0, length);
+            dst.put(at, scratch, 0, length);
         }
         dst.position(at + length);
+    }
+
+    private static boolean nativeCopy(Bytes<?> in, long from, ByteBuffer dst, int at, int length) {
+        long address;
+        try {
+            address = Jvm.address(dst);
+        } catch (RuntimeException e) {
+            // JDK 22+: "ByteBuffer derived from closeable shared sessions not supported" (UnsupportedOperationException)
+            nativeCopy = false;
+            return false;
+        }
+        in.nativeRead(from, address + at, length);
+        return true;
     }
 
     /** The tailer, on the batch that holds {@link #position} (or where a read stopped inside a batch). */
