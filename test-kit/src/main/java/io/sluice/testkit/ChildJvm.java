@@ -51,6 +51,11 @@ public final class ChildJvm implements AutoCloseable {
         }
         cmd.add("-Dchronicle.analytics.disable=true");
         cmd.add("-Dchronicle.announcer.disable=true");
+        if (Runtime.version().feature() >= 22) {
+            // Netty loads its epoll library: without this, JDK 22+ prints a restricted-method warning on stderr
+            // (what `sluice.jar`'s manifest entry Enable-Native-Access does for `java -jar`)
+            cmd.add("--enable-native-access=ALL-UNNAMED");
+        }
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(mainClass);
