@@ -106,21 +106,13 @@ public final class Fetch {
             int count = Wire.readCount(in, 2 + 4 + 2 + 2 + 8 + 8 + 4, "partition");
             List<PartitionData> partitions = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
-                String topic = Wire.readRequiredString(in, "topic");
-                int partition = Wire.readInt(in);
-                if (partition < 0) {
-                    throw new ProtocolException("negative partition " + partition + " in a fetch response");
-                }
-                SluiceException.Code error = SluiceException.Code.of(Wire.readShort(in));
-                String message = Wire.readString(in);
-                long start = Wire.readLong(in);
-                long end = Wire.readLong(in);
+                PartitionHeader h = PartitionHeader.read(in);
                 int records = Wire.readCount(in, RecordCodec.MIN_FETCHED_RECORD_SIZE, "record");
                 List<ConsumerRecord> list = new ArrayList<>(records);
                 for (int r = 0; r < records; r++) {
-                    list.add(RecordCodec.readFetched(in, topic, partition));
+                    list.add(RecordCodec.readFetched(in, h.partition.topic(), h.partition.partition()));
                 }
-                partitions.add(new PartitionData(new TopicPartition(topic, partition), error, message, start, end, list));
+                partitions.add(new PartitionData(h.partition, h.error, h.message, h.start, h.end, list));
             }
             return new Response(partitions);
         }
@@ -137,6 +129,34 @@ public final class Fetch {
             int count = Wire.readCount(in, 2 + 4 + 2 + 2 + 8 + 8 + 4, "partition");
             List<PartitionData> partitions = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
+                PartitionHeader h = PartitionHeader.read(in);
+                int size = Wire.readInt(in);
+                if (size < 0 || size > in.readableBytes()) {
+                    throw new ProtocolException("batch bytes " + size + " do not fit the " + in.readableBytes() + " bytes left");
+                }
+                TopicPartition tp = h.partition;
+                SluiceException.Code error = h.error;
+                String message = h.message;
+                long from = requestedOffset(request, i, tp);
+                ByteBuf batches = in.readSlice(size);
+                List<ConsumerRecord> list = new ArrayList<>();
+                try {
+                    reader.readAll(batches, tp.topic(), tp.partition(), from, list);
+                } catch (RecordBatchReader.DamagedBatchException e) {
+                    if (list.isEmpty()) {
+                        error = SluiceException.Code.CORRUPT_RECORD;
+                        message = "the fetched batch holding offset " + from + " (base offset " + e.baseOffset()
+                                + ") is damaged: " + e.getMessage();
+                    }
+                }
+                partitions.add(new PartitionData(tp, error, message, h.start, h.end, list));
+            }
+            return new Response(partitions);
+        }
+
+        /** What both versions write before a partition's records or batches ({@link #writePartitionHeader}). */
+        private record PartitionHeader(TopicPartition partition, SluiceException.Code error, String message, long start, long end) {
+            static PartitionHeader read(ByteBuf in) {
                 String topic = Wire.readRequiredString(in, "topic");
                 int partition = Wire.readInt(in);
                 if (partition < 0) {
@@ -146,26 +166,8 @@ public final class Fetch {
                 String message = Wire.readString(in);
                 long start = Wire.readLong(in);
                 long end = Wire.readLong(in);
-                int size = Wire.readInt(in);
-                if (size < 0 || size > in.readableBytes()) {
-                    throw new ProtocolException("batch bytes " + size + " do not fit the " + in.readableBytes() + " bytes left");
-                }
-                TopicPartition tp = new TopicPartition(topic, partition);
-                long from = requestedOffset(request, i, tp);
-                ByteBuf batches = in.readSlice(size);
-                List<ConsumerRecord> list = new ArrayList<>();
-                try {
-                    reader.readAll(batches, topic, partition, from, list);
-                } catch (RecordBatchReader.DamagedBatchException e) {
-                    if (list.isEmpty()) {
-                        error = SluiceException.Code.CORRUPT_RECORD;
-                        message = "the fetched batch holding offset " + from + " (base offset " + e.baseOffset()
-                                + ") is damaged: " + e.getMessage();
-                    }
-                }
-                partitions.add(new PartitionData(tp, error, message, start, end, list));
+                return new PartitionHeader(new TopicPartition(topic, partition), error, message, start, end);
             }
-            return new Response(partitions);
         }
 
         /** The offset {@code request} asked for on {@code tp}; partitions are answered in request order. */

@@ -77,16 +77,9 @@ public final class JournalReader implements PartitionReader {
      */
     @Override
     public int read(int maxRecords, int maxBytes, Consumer<ConsumerRecord> sink) {
-        if (closed) {
-            throw new SluiceException.ClosedException(journal.partition() + ": reader is closed");
-        }
-        long end = journal.endOffset();
+        long end = readableEnd();
         if (position >= end) {
             return 0;
-        }
-        if (position < journal.startOffset()) {
-            throw new SluiceException.OffsetOutOfRangeException(journal.partition() + ": offset " + position
-                    + " was removed by retention; the first retained offset is " + journal.startOffset());
         }
         ExcerptTailer t = positionedTailer();
         TopicPartition tp = journal.partition();
@@ -153,16 +146,9 @@ public final class JournalReader implements PartitionReader {
 
     @Override
     public int readBatches(int maxBytes, BatchSink sink) {
-        if (closed) {
-            throw new SluiceException.ClosedException(journal.partition() + ": reader is closed");
-        }
-        long end = journal.endOffset();
+        long end = readableEnd();
         if (position >= end) {
             return 0;
-        }
-        if (position < journal.startOffset()) {
-            throw new SluiceException.OffsetOutOfRangeException(journal.partition() + ": offset " + position
-                    + " was removed by retention; the first retained offset is " + journal.startOffset());
         }
         ExcerptTailer t = positionedTailer();
         int bytes = 0;
@@ -252,6 +238,19 @@ public final class JournalReader implements PartitionReader {
         }
         in.nativeRead(from, address + at, length);
         return true;
+    }
+
+    /** The end offset to read up to; fails when the reader is closed or retention removed the position. */
+    private long readableEnd() {
+        if (closed) {
+            throw new SluiceException.ClosedException(journal.partition() + ": reader is closed");
+        }
+        long end = journal.endOffset();
+        if (position < end && position < journal.startOffset()) {
+            throw new SluiceException.OffsetOutOfRangeException(journal.partition() + ": offset " + position
+                    + " was removed by retention; the first retained offset is " + journal.startOffset());
+        }
+        return end;
     }
 
     /** The tailer, on the batch that holds {@link #position} (or where a read stopped inside a batch). */
