@@ -65,6 +65,23 @@ public interface Broker extends AutoCloseable {
 
     Producer newProducer(ProducerConfig config);
 
+    /**
+     * Appends a record batch a network front received from a producer as one unit: one ring slot, one journal document
+     * holding the batch's bytes unchanged but its base offset. The batch is Kafka's RecordBatch v2 as in
+     * docs/journal-format.md (uncompressed, offset deltas 0..count-1) and must have been checked by the caller —
+     * framing, CRC32C, every record's lengths and sizes (sluice-client's {@code RecordBatchReader.checkProduced}
+     * does) — since readers trust what the journal stores. The bytes from {@code batch}'s position to its limit are
+     * copied before this returns. Never blocks.
+     *
+     * @param callback told once, with the batch's base offset (record {@code i} has {@code base + i}; -1 for
+     *                 {@link Acks#MEMORY}) when the batch reached {@code acks}, or with the error
+     * @return {@link Producer#ACCEPTED}, {@link Producer#BACK_PRESSURED} (the partition's ring or its batch memory
+     *         is full: nothing was taken, retry later) or {@link Producer#CLOSED}
+     * @throws SluiceException.UnknownTopicException for an unknown topic; {@link SluiceException.InvalidConfigException}
+     *         for a partition the topic does not have, or acks other than MEMORY on a memory-only topic
+     */
+    long tryAppendBatch(TopicPartition partition, java.nio.ByteBuffer batch, int recordCount, Acks acks, SendCallback callback);
+
     Consumer newConsumer(ConsumerConfig config);
 
     /**

@@ -1,5 +1,6 @@
 package io.sluice.core.internal;
 
+import io.sluice.core.Acks;
 import io.sluice.core.Broker;
 import io.sluice.core.BrokerConfig;
 import io.sluice.core.BrokerMetrics;
@@ -12,6 +13,7 @@ import io.sluice.core.PartitionReader;
 import io.sluice.core.Producer;
 import io.sluice.core.ProducerConfig;
 import io.sluice.core.RecordHandler;
+import io.sluice.core.SendCallback;
 import io.sluice.core.SluiceException;
 import io.sluice.core.Subscription;
 import io.sluice.core.TopicConfig;
@@ -30,6 +32,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.DirectoryStream;
@@ -211,6 +214,24 @@ public final class LocalBroker implements Broker, LocalProducer.Rings, LocalCons
     public Producer newProducer(ProducerConfig producerConfig) {
         ensureOpen();
         return new LocalProducer(this, producerConfig);
+    }
+
+    @Override
+    public long tryAppendBatch(TopicPartition partition, ByteBuffer batch, int recordCount, Acks acks, SendCallback callback) {
+        if (closed) {
+            return Producer.CLOSED;
+        }
+        LocalProducer.TopicRings rings = rings(partition.topic());
+        int partitions = rings.partitions().length;
+        if (partition.partition() < 0 || partition.partition() >= partitions) {
+            throw SluiceException.InvalidConfigException.of("partition", partition.partition(),
+                    "must be in [0, " + partitions + ") for topic '" + partition.topic() + "'");
+        }
+        if (acks != Acks.MEMORY && !rings.journaled()) {
+            throw SluiceException.InvalidConfigException.of("acks", acks,
+                    "must be MEMORY for memory-only topic '" + partition.topic() + "'");
+        }
+        return rings.partitions()[partition.partition()].tryPublishBatch(batch, recordCount, acks, callback);
     }
 
     @Override

@@ -19,6 +19,7 @@ import io.sluice.net.protocol.Fetch;
 import io.sluice.net.protocol.FrameDecoder;
 import io.sluice.net.protocol.Frames;
 import io.sluice.net.protocol.Produce;
+import io.sluice.net.protocol.RecordBatchWriter;
 import io.sluice.net.protocol.Wire;
 import io.sluice.net.server.internal.RequestHandler;
 import io.sluice.net.server.internal.ServerContext;
@@ -205,6 +206,45 @@ class RequestHandlerTest {
         assertThat(r.get(0).message()).contains("truncated");
         assertThat(r.get(1).code()).isEqualTo(Code.NONE);
         assertThat(awaitEndOffsets(1, new TopicPartition("t", 1))).isEqualTo(1);
+        ch.finishAndReleaseAll();
+    }
+
+    private static Consumer<ByteBuf> produceBatchBody(String topic, int partition, boolean damaged, String... values) {
+        return out -> Produce.encodeBatch(out, Acks.MEMORY, topic, partition, b -> {
+            RecordBatchWriter w = new RecordBatchWriter();
+            w.begin(b, 1L);
+            for (String v : values) {
+                w.append(1L, null, v.getBytes(StandardCharsets.UTF_8), List.of());
+            }
+            w.finish();
+            if (damaged) {
+                b.setByte(b.writerIndex() - 1, b.getByte(b.writerIndex() - 1) ^ 0x01);
+            }
+        });
+    }
+
+    @Test
+    void aProduceV1BatchIsCheckedWholeBeforeAnythingIsStoredAndAnsweredWithItsBaseOffset() {
+        EmbeddedChannel ch = channel();
+        ch.writeInbound(request(ApiKey.PRODUCE, Produce.VERSION_BATCH, 1, produceBatchBody("t", 1, true, "a", "b")),
+                request(ApiKey.PRODUCE, Produce.VERSION_BATCH, 2, produceBatchBody("t", 1, false, "c", "d", "e")),
+                request(ApiKey.PRODUCE, Produce.VERSION_BATCH, 3, produceBatchBody("t", 5, false, "f")),
+                request(ApiKey.PRODUCE, Produce.VERSION_BATCH, 4, produceBatchBody("nope", 0, false, "g")));
+        List<Response> r = responses(ch);
+        assertThat(r).extracting(Response::correlationId).containsExactly(1, 2, 3, 4);
+        assertThat(r.get(0).code()).isEqualTo(Code.INVALID_REQUEST);
+        assertThat(r.get(0).message()).contains("record batch", "CRC32C mismatch");
+        assertThat(r.get(1).code()).isEqualTo(Code.NONE);
+        assertThat(Produce.BatchResponse.decode(r.get(1).body()).baseOffset()).isEqualTo(-1); // acks MEMORY
+        assertThat(r.get(2).code()).isEqualTo(Code.INVALID_CONFIG);
+        assertThat(r.get(2).message()).contains("partition");
+        assertThat(r.get(3).code()).isEqualTo(Code.UNKNOWN_TOPIC);
+        assertThat(awaitEndOffsets(3, new TopicPartition("t", 1))).isEqualTo(3);
+        try (io.sluice.core.PartitionReader reader = broker.openReader(new TopicPartition("t", 1))) {
+            List<String> values = new ArrayList<>();
+            reader.read(10, 1 << 20, rec -> values.add(new String(rec.value(), StandardCharsets.UTF_8)));
+            assertThat(values).containsExactly("c", "d", "e");
+        }
         ch.finishAndReleaseAll();
     }
 

@@ -111,6 +111,12 @@ public final class FaultInjectingBroker implements Broker {
     }
 
     @Override
+    public long tryAppendBatch(TopicPartition partition, java.nio.ByteBuffer batch, int recordCount,
+                               io.sluice.core.Acks acks, io.sluice.core.SendCallback callback) {
+        return real.tryAppendBatch(partition, batch, recordCount, acks, callback);
+    }
+
+    @Override
     public Consumer newConsumer(ConsumerConfig config) {
         return real.newConsumer(config);
     }

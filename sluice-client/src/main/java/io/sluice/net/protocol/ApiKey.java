@@ -9,7 +9,7 @@ public enum ApiKey {
     API_VERSIONS(0),
     METADATA(1),
     CREATE_TOPIC(2),
-    PRODUCE(3),
+    PRODUCE(3, 0, 1), // 0: records one by one; 1: one record batch stored as it is (Produce.VERSION_BATCH)
     FETCH(4, 0, 1), // 0: records re-encoded one by one; 1: the stored record batches (Fetch.VERSION_BATCHES)
     LIST_OFFSETS(5, 0, 1), // 0: start and end offsets; 1: and the offset for a timestamp (ListOffsets.VERSION_TIMESTAMPS)
     OFFSET_COMMIT(6, 1, 1),

@@ -3,6 +3,7 @@ package io.sluice.net.protocol;
 import io.netty.buffer.ByteBuf;
 import io.sluice.core.ConsumerRecord;
 import io.sluice.core.Header;
+import io.sluice.core.SluiceException;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -46,6 +47,8 @@ public final class RecordBatchReader {
     static final int ATTRIBUTES_OFFSET = 21;
     static final int LAST_OFFSET_DELTA_OFFSET = 23;
     static final int BASE_TIMESTAMP_OFFSET = 27;
+    static final int MAX_TIMESTAMP_OFFSET = 35;
+    static final int PRODUCER_ID_OFFSET = 43;
     static final int RECORDS_COUNT_OFFSET = 57;
     /** Bytes before the first record. */
     public static final int HEADER_SIZE = 61;
@@ -89,7 +92,128 @@ public final class RecordBatchReader {
     /** Decodes one batch at the reader index and moves past it; see {@link #readAll}. */
     public int readBatch(ByteBuf in, String topic, int partition, long fromOffset, List<ConsumerRecord> out) {
         int start = in.readerIndex();
-        int available = in.readableBytes();
+        int end = checkHeader(in, start, in.readableBytes());
+        long baseOffset = in.getLong(start);
+        long baseTimestamp = in.getLong(start + BASE_TIMESTAMP_OFFSET);
+        int count = in.getInt(start + RECORDS_COUNT_OFFSET);
+        int added = 0;
+        int p = start + HEADER_SIZE;
+        try {
+            for (int i = 0; i < count; i++) {
+                int recordEnd = recordEnd(in, p, end, baseOffset, i);
+                p = skipVarint(in, p, end);
+                if (baseOffset + i >= fromOffset) {
+                    out.add(readRecord(in, p, recordEnd, topic, partition, baseOffset, baseTimestamp, i));
+                    added++;
+                }
+                p = recordEnd;
+            }
+        } catch (IndexOutOfBoundsException | IllegalStateException e) {
+            throw new DamagedBatchException(baseOffset, "malformed record: " + e.getMessage());
+        }
+        if (p != end) {
+            throw new DamagedBatchException(baseOffset, (end - p) + " bytes left after the batch's " + count + " records");
+        }
+        in.readerIndex(end);
+        return added;
+    }
+
+    /**
+     * The broker's check of a PRODUCE v1 batch (the {@code length} bytes at {@code start}), before it is stored as it
+     * is: exactly one whole batch; magic 2; attributes 0 (no compression, CreateTime, not transactional, not a control
+     * batch) with producer id, epoch and base sequence -1 (no idempotence); at least one record; the CRC32C; then every
+     * record: lengths inside the record, attributes 0, offset deltas 0, 1, 2, …, a value (not null), header keys and
+     * values not null, a record size ({@link io.sluice.core.ProducerRecord#serializedSize()}'s measure: 26 bytes
+     * + key + value + 6 + key + value per header) of at most {@code maxEventSize}, and a max timestamp equal to the
+     * largest record timestamp. Nothing is allocated.
+     *
+     * @return the number of records
+     * @throws ProtocolException for anything malformed ({@code INVALID_REQUEST}), with what and where
+     * @throws SluiceException.RecordTooLargeException for a record above {@code maxEventSize}
+     */
+    public int checkProduced(ByteBuf in, int start, int length, int maxEventSize) {
+        int end;
+        try {
+            end = checkHeader(in, start, length);
+        } catch (DamagedBatchException e) {
+            throw new ProtocolException("record batch: " + e.getMessage());
+        }
+        if (end != start + length) {
+            throw new ProtocolException("record batch of " + (end - start) + " bytes in " + length + " bytes: one batch per request");
+        }
+        short attributes = in.getShort(start + ATTRIBUTES_OFFSET);
+        if (attributes != 0 || in.getLong(start + PRODUCER_ID_OFFSET) != -1 || in.getShort(start + PRODUCER_ID_OFFSET + 8) != -1
+                || in.getInt(start + PRODUCER_ID_OFFSET + 10) != -1) {
+            throw new ProtocolException("record batch attributes " + attributes + " with producer id/epoch/sequence set:"
+                    + " Sluice stores uncompressed, non-transactional, non-idempotent batches only (attributes 0, ids -1)");
+        }
+        int count = in.getInt(start + RECORDS_COUNT_OFFSET);
+        if (count < 1) {
+            throw new ProtocolException("record batch with " + count + " records");
+        }
+        long baseTimestamp = in.getLong(start + BASE_TIMESTAMP_OFFSET);
+        long maxTimestamp = Long.MIN_VALUE;
+        int p = start + HEADER_SIZE;
+        try {
+            for (int i = 0; i < count; i++) {
+                int recordEnd = recordEnd(in, p, end, -1, i);
+                p = skipVarint(in, p, recordEnd);
+                if (in.getByte(p) != 0) {
+                    throw new IllegalStateException("record " + i + " has attributes " + in.getByte(p));
+                }
+                p++;
+                maxTimestamp = Math.max(maxTimestamp, baseTimestamp + readVarlong(in, p, recordEnd));
+                p = skipVarint(in, p, recordEnd);
+                int offsetDelta = readVarint(in, p, recordEnd);
+                if (offsetDelta != i) {
+                    throw new IllegalStateException("record " + i + " has offset delta " + offsetDelta);
+                }
+                p = skipVarint(in, p, recordEnd);
+                int keyLength = readVarint(in, p, recordEnd);
+                p = skip(in, p, keyLength, recordEnd, -1, "key");
+                int valueLength = readVarint(in, p, recordEnd);
+                p = skip(in, p, valueLength, recordEnd, 0, "value");
+                long size = 26L + Math.max(0, keyLength) + valueLength;
+                int headerCount = readVarint(in, p, recordEnd);
+                p = skipVarint(in, p, recordEnd);
+                if (headerCount < 0 || headerCount > recordEnd - p) {
+                    throw new IllegalStateException("header count " + headerCount);
+                }
+                for (int h = 0; h < headerCount; h++) {
+                    int kl = readVarint(in, p, recordEnd);
+                    p = skip(in, p, kl, recordEnd, 0, "header key");
+                    int vl = readVarint(in, p, recordEnd);
+                    p = skip(in, p, vl, recordEnd, 0, "header value");
+                    size += 6L + kl + vl;
+                }
+                if (p != recordEnd) {
+                    throw new IllegalStateException("record " + i + " ends " + (recordEnd - p) + " bytes before its length says");
+                }
+                if (size > maxEventSize) {
+                    throw new SluiceException.RecordTooLargeException("record " + i + " of " + size
+                            + " bytes exceeds maxEventSize=" + maxEventSize + "; nothing of the batch was written");
+                }
+            }
+        } catch (IndexOutOfBoundsException | IllegalStateException | DamagedBatchException e) {
+            throw new ProtocolException("record batch: malformed record: " + e.getMessage());
+        }
+        if (p != end) {
+            throw new ProtocolException("record batch: " + (end - p) + " bytes left after its " + count + " records");
+        }
+        long statedMax = in.getLong(start + MAX_TIMESTAMP_OFFSET);
+        if (statedMax != maxTimestamp) {
+            throw new ProtocolException("record batch: max timestamp " + statedMax + " but its records' largest is " + maxTimestamp);
+        }
+        return count;
+    }
+
+    /**
+     * Checks the header of the batch at {@code start} ({@code available} bytes there): size, magic, length, count
+     * against the last offset delta, CRC32C.
+     *
+     * @return the index one past the batch's end
+     */
+    private int checkHeader(ByteBuf in, int start, int available) {
         long baseOffset = available >= 8 ? in.getLong(start) : -1;
         if (available < HEADER_SIZE) {
             throw new DamagedBatchException(baseOffset, "batch of " + available + " bytes is shorter than its "
@@ -118,32 +242,30 @@ public final class RecordBatchReader {
             throw new DamagedBatchException(baseOffset, "CRC32C mismatch: stored " + Long.toHexString(stored)
                     + ", computed " + Long.toHexString(actual));
         }
-        long baseTimestamp = in.getLong(start + BASE_TIMESTAMP_OFFSET);
-        int added = 0;
-        int p = start + HEADER_SIZE;
-        try {
-            for (int i = 0; i < count; i++) {
-                int recordLength = readVarint(in, p, end);
-                p = skipVarint(in, p, end);
-                int recordEnd = p + recordLength;
-                if (recordLength < 0 || recordEnd > end) {
-                    throw new DamagedBatchException(baseOffset, "record " + i + " of " + recordLength
-                            + " bytes runs past the end of its batch");
-                }
-                if (baseOffset + i >= fromOffset) {
-                    out.add(readRecord(in, p, recordEnd, topic, partition, baseOffset, baseTimestamp, i));
-                    added++;
-                }
-                p = recordEnd;
-            }
-        } catch (IndexOutOfBoundsException | IllegalStateException e) {
-            throw new DamagedBatchException(baseOffset, "malformed record: " + e.getMessage());
+        return end;
+    }
+
+    /** Reads record {@code index}'s length at {@code p}; returns where the record ends, checked against {@code end}. */
+    private static int recordEnd(ByteBuf in, int p, int end, long baseOffset, int index) {
+        int recordLength = readVarint(in, p, end);
+        int recordEnd = skipVarint(in, p, end) + recordLength;
+        if (recordLength < 0 || recordEnd > end || recordEnd < p) {
+            throw new DamagedBatchException(baseOffset, "record " + index + " of " + recordLength
+                    + " bytes runs past the end of its batch");
         }
-        if (p != end) {
-            throw new DamagedBatchException(baseOffset, (end - p) + " bytes left after the batch's " + count + " records");
+        return recordEnd;
+    }
+
+    /** Moves past a length field at {@code p} and the {@code length} bytes after it; a length below {@code min} is malformed. */
+    private static int skip(ByteBuf in, int p, int length, int limit, int min, String what) {
+        if (length < min) {
+            throw new IllegalStateException(what + " length " + length);
         }
-        in.readerIndex(end);
-        return added;
+        p = skipVarint(in, p, limit);
+        if (length > limit - p) {
+            throw new IllegalStateException(what + " of " + length + " bytes runs past the end of its record");
+        }
+        return p + Math.max(0, length);
     }
 
     private static ConsumerRecord readRecord(ByteBuf in, int p, int recordEnd, String topic, int partition,

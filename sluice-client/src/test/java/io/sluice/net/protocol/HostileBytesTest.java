@@ -33,10 +33,19 @@ class HostileBytesTest {
     private static final int MUTATIONS_PER_SAMPLE = 2_000;
 
     private static final Map<String, Function<ByteBuf, ?>> DECODERS = new LinkedHashMap<>();
+    private static final Function<ByteBuf, ?> PRODUCE_V1 = in -> Produce.BatchRequest.decode(in, new RecordBatchReader(), 1 << 20);
+    /** Fixes up the CRC of whatever batch the mutated bytes hold, so the record walk behind the CRC check is fuzzed too. */
+    private static final Function<ByteBuf, ?> PRODUCE_V1_RECRC = in -> {
+        ProducedBatchTest.recrc(in, in.readerIndex() + 1 + 2 + "topic".length() + 4 + 4);
+        return PRODUCE_V1.apply(in);
+    };
 
     static {
         DECODERS.put("produce request", Produce.Request::decode);
         DECODERS.put("produce response", Produce.Response::decode);
+        DECODERS.put("produce request v1 (batch)", PRODUCE_V1);
+        DECODERS.put("produce request v1, CRC made to match", PRODUCE_V1_RECRC);
+        DECODERS.put("produce response v1", Produce.BatchResponse::decode);
         DECODERS.put("fetch request", Fetch.Request::decode);
         DECODERS.put("fetch response", Fetch.Response::decode);
         DECODERS.put("fetch response v1 (batches)", in -> Fetch.Response.decodeBatches(in, new Fetch.Request(0, 1,
@@ -165,6 +174,8 @@ class HostileBytesTest {
                 "value".getBytes(StandardCharsets.UTF_8), List.of(Header.of("h", "v")), 1L);
         return List.of(
                 sample("produce request", Produce.Request::decode, new Produce.Request(Acks.JOURNAL, "topic", 1, List.of(r, r))::encode),
+                sample("produce request v1 (batch)", PRODUCE_V1, out -> ProducedBatchTest.request(out, List.of(r, r))),
+                sample("produce request v1, CRC made to match", PRODUCE_V1_RECRC, out -> ProducedBatchTest.request(out, List.of(r, r))),
                 sample("fetch request", Fetch.Request::decode, new Fetch.Request(10, 100, List.of(new Fetch.PartitionRequest(tp, 3, 50)))::encode),
                 sample("fetch response v1 (batches)", in -> Fetch.Response.decodeBatches(in, new Fetch.Request(0, 1,
                         List.of(new Fetch.PartitionRequest(tp, 4, 1)))), out -> {

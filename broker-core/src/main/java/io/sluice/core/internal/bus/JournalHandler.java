@@ -14,7 +14,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The single writer of a partition journal. Coalesces what the ring hands over in one Disruptor batch into one
+ * The single writer of a partition journal. A batch slot (a producer's record batch, {@link RingSlot#isBatch()})
+ * becomes a journal document of its own, its bytes unchanged but the base offset. Single events it coalesces: what the ring hands over in one Disruptor batch into one
  * journal record batch (one Chronicle document), closing it early only when the next event would take it past
  * {@code maxBatchBytes} ({@link RecordBatchCodec#DEFAULT_MAX_BATCH_BYTES}). {@link Acks#JOURNAL} sends are
  * acknowledged when their record batch is committed (it is then in the mapped file, which survives a process crash);
@@ -76,7 +77,11 @@ final class JournalHandler implements EventHandler<RingSlot> {
         if (batchStart < 0) {
             batchStart = sequence;
         }
-        if (!slot.cancelled) {
+        if (slot.cancelled) {
+            // nothing to store
+        } else if (slot.isBatch()) {
+            appendBatch(slot, sequence);
+        } else {
             add(slot, sequence);
         }
         if (endOfBatch) {
@@ -106,6 +111,30 @@ final class JournalHandler implements EventHandler<RingSlot> {
             if (!journal.batchOpen() && documentStart >= 0) {
                 failDocument(sequence - 1, e); // the write itself failed: the events added before are lost too
             }
+        }
+    }
+
+    /**
+     * A producer's record batch becomes a document of its own, its bytes unchanged but the base offset: first the
+     * events coalesced so far are committed, so the journal keeps their ring order.
+     */
+    private void appendBatch(RingSlot slot, long sequence) {
+        commit(sequence - 1);
+        try {
+            slot.offset = journal.appendBatch(slot.batchBytes(), slot.batchLength, slot.batchCount);
+        } catch (RuntimeException e) {
+            slot.offset = -1;
+            fail(slot, e);
+            return;
+        }
+        long now = System.nanoTime();
+        slot.journalNanos = now;
+        publishToJournal.recordValue(Math.max(0, now - slot.publishNanos));
+        journaled += slot.batchCount;
+        if (slot.acks == Acks.SYNC) {
+            syncPending = true;
+        } else {
+            complete(slot, null);
         }
     }
 
@@ -157,8 +186,9 @@ final class JournalHandler implements EventHandler<RingSlot> {
 
     private void fail(RingSlot slot, RuntimeException e) {
         slot.journalNanos = System.nanoTime();
-        errors++;
-        if (errors == 1 || errors % 1000 == 0) {
+        long before = errors;
+        errors += slot.isBatch() ? slot.batchCount : 1;
+        if (before == 0 || before / 1000 != errors / 1000) {
             LOG.error("{}: journal append failed ({} failures so far); the sender is told", journal.partition(), errors, e);
         }
         complete(slot, e);

@@ -22,6 +22,7 @@ import org.HdrHistogram.SingleWriterRecorder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -36,7 +37,9 @@ import java.util.concurrent.locks.LockSupport;
  *   producers ──claim/publish──► ring ──► JournalHandler ──► SubscriberHandler × N
  * </pre>
  *
- * Producers never block here: {@link #tryPublish} reports a full ring as {@link Producer#BACK_PRESSURED}.
+ * A slot holds one event ({@link #tryPublish}) or one producer's record batch ({@link #tryPublishBatch}, whose bytes
+ * wait in the bounded {@link BatchBuffers}). Producers never block here: a full ring (or batch memory) is
+ * {@link Producer#BACK_PRESSURED}.
  */
 public final class PartitionRing implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionRing.class);
@@ -53,6 +56,9 @@ public final class PartitionRing implements AutoCloseable {
     private final SingleWriterRecorder publishToJournal = new SingleWriterRecorder(3);
     private final List<SubscriberStage> subscribers = new CopyOnWriteArrayList<>();
     private final LongAdder backPressured = new LongAdder();
+    /** Events beyond one per slot carried by batch slots, so {@link #published()} counts events. */
+    private final LongAdder batchedEvents = new LongAdder();
+    private final BatchBuffers batchBuffers = new BatchBuffers();
     private final Histogram closedJournalToSubscriber = new Histogram(3);
     private volatile boolean accepting = true;
     private boolean closed;
@@ -130,6 +136,63 @@ public final class PartitionRing implements AutoCloseable {
         return Producer.ACCEPTED;
     }
 
+    /**
+     * Publishes a record batch of {@code count} events (RecordBatch v2, docs/journal-format.md, checked by the caller)
+     * as one slot: the journal writer stores its bytes as one document with only the base offset rewritten, and the
+     * callback gets the base offset (event {@code i} has offset {@code base + i}). The bytes from {@code batch}'s
+     * position to its limit are copied before this returns. Never blocks.
+     *
+     * @return {@link Producer#ACCEPTED}, {@link Producer#BACK_PRESSURED} (ring full, or the partition's batch memory,
+     *         {@link BatchBuffers}, in use) or {@link Producer#CLOSED}
+     */
+    public long tryPublishBatch(ByteBuffer batch, int count, Acks acks, SendCallback callback) {
+        if (count < 1) {
+            throw new IllegalArgumentException("a record batch holds at least one event, got " + count);
+        }
+        if (!accepting) {
+            return Producer.CLOSED;
+        }
+        int length = batch.remaining();
+        synchronized (batchBuffers) {
+            int index = batchBuffers.acquire(length, ring.getMinimumGatingSequence());
+            if (index < 0) {
+                backPressured.increment();
+                return Producer.BACK_PRESSURED;
+            }
+            final long sequence;
+            try {
+                sequence = ring.tryNext();
+            } catch (InsufficientCapacityException e) {
+                batchBuffers.unuse(index);
+                backPressured.increment();
+                return Producer.BACK_PRESSURED;
+            }
+            RingSlot slot = ring.get(sequence);
+            boolean open = accepting; // see tryPublish
+            try {
+                if (open) {
+                    batchBuffers.use(index, sequence);
+                    batch.get(batch.position(), batchBuffers.buffer(index), 0, length);
+                    slot.fillBatch(partition.topic(), partition.partition(), batchBuffers, index, length, count,
+                            acks, acks == Acks.MEMORY ? null : callback);
+                    batchedEvents.add(count - 1);
+                } else {
+                    batchBuffers.unuse(index);
+                    slot.cancel();
+                }
+            } finally {
+                ring.publish(sequence);
+            }
+            if (!open) {
+                return Producer.CLOSED;
+            }
+        }
+        if (acks == Acks.MEMORY && callback != null) {
+            callback.onCompletion(partition.partition(), -1, null);
+        }
+        return Producer.ACCEPTED;
+    }
+
     /** Adds a live subscriber after the journal stage; it sees events published from now on. */
     public SubscriberStage subscribe(String name, EventSubscriber subscriber) {
         if (!accepting) {
@@ -190,9 +253,9 @@ public final class PartitionRing implements AutoCloseable {
 
     // ----- metrics (any thread) -----
 
-    /** Events published since this ring was created. */
+    /** Events published since this ring was created (a batch slot counts its events). */
     public long published() {
-        return ring.getCursor() + 1;
+        return ring.getCursor() + 1 + batchedEvents.sum();
     }
 
     public long journaled() {

@@ -33,6 +33,15 @@ public final class RingSlot implements EventView {
     long offset = -1;
     /** claimed after the ring closed: handlers skip it. */
     boolean cancelled;
+    /**
+     * A batch slot carries {@code batchCount} events as one record batch (RecordBatch v2, docs/journal-format.md) of
+     * {@code batchLength} bytes in {@code batchBuffers.buffer(batchIndex)}; its {@link #offset} is the batch's base
+     * offset. 0 for a slot holding one event.
+     */
+    int batchCount;
+    int batchLength;
+    int batchIndex;
+    BatchBuffers batchBuffers;
 
     void fill(String topic, int partition, byte[] key, byte[] value, List<Header> headers, long timestamp,
               Acks acks, SendCallback callback) {
@@ -54,7 +63,36 @@ public final class RingSlot implements EventView {
         this.callback = callback;
         this.offset = -1;
         this.cancelled = false;
+        this.batchCount = 0;
         this.publishNanos = System.nanoTime();
+    }
+
+    /** A record batch of {@code count} events, already copied into {@code buffers.buffer(index)}. */
+    void fillBatch(String topic, int partition, BatchBuffers buffers, int index, int length, int count, Acks acks,
+                   SendCallback callback) {
+        this.topic = topic;
+        this.partition = partition;
+        this.batchBuffers = buffers;
+        this.batchIndex = index;
+        this.batchLength = length;
+        this.batchCount = count;
+        this.keyLength = -1;
+        this.valueLength = 0;
+        this.headers = List.of();
+        this.acks = acks;
+        this.callback = callback;
+        this.offset = -1;
+        this.cancelled = false;
+        this.publishNanos = System.nanoTime();
+    }
+
+    boolean isBatch() {
+        return batchCount > 0;
+    }
+
+    /** The batch's bytes, from index 0 to {@link #batchLength}; batch slots only. */
+    byte[] batchBytes() {
+        return batchBuffers.buffer(batchIndex);
     }
 
     void cancel() {
@@ -62,6 +100,7 @@ public final class RingSlot implements EventView {
         this.callback = null;
         this.valueLength = 0;
         this.keyLength = -1;
+        this.batchCount = 0;
     }
 
     private static byte[] reuse(byte[] current, int needed) {

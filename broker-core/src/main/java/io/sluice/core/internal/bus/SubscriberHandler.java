@@ -2,6 +2,7 @@ package io.sluice.core.internal.bus;
 
 import com.lmax.disruptor.EventHandler;
 import io.sluice.core.EventSubscriber;
+import io.sluice.core.EventView;
 import org.HdrHistogram.SingleWriterRecorder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,6 +15,7 @@ final class SubscriberHandler implements EventHandler<RingSlot> {
     private final EventSubscriber subscriber;
     private final SingleWriterRecorder journalToSubscriber;
     private final boolean journaled;
+    private final BatchEventView batchView = new BatchEventView();
     private volatile long delivered;
     private volatile long failures;
 
@@ -31,13 +33,25 @@ final class SubscriberHandler implements EventHandler<RingSlot> {
         }
         long from = journaled ? slot.journalNanos : slot.publishNanos;
         journalToSubscriber.recordValue(Math.max(0, System.nanoTime() - from));
+        if (!slot.isBatch()) {
+            deliver(slot, endOfBatch);
+            return;
+        }
+        batchView.open(slot);
+        while (batchView.hasNext()) {
+            batchView.next();
+            deliver(batchView, endOfBatch && !batchView.hasNext());
+        }
+    }
+
+    private void deliver(EventView event, boolean endOfBatch) {
         delivered++;
         try {
-            subscriber.onEvent(slot, endOfBatch);
+            subscriber.onEvent(event, endOfBatch);
         } catch (Throwable t) {
             failures++;
             if (failures == 1 || failures % 1000 == 0) {
-                LOG.error("subscriber '{}' failed on {}-{} ({} failures so far)", name, slot.topic, slot.partition, failures, t);
+                LOG.error("subscriber '{}' failed on {}-{} ({} failures so far)", name, event.topic(), event.partition(), failures, t);
             }
         }
     }

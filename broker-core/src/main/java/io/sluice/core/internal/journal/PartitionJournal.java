@@ -290,6 +290,17 @@ public final class PartitionJournal implements AutoCloseable {
      * @throws SluiceException.JournalException if the disk is (nearly) full or the document could not be opened
      */
     public void beginBatch() {
+        openDocument();
+        try {
+            batchWriter.begin(batchDocument.wire().bytes());
+        } catch (Throwable t) {
+            abortBatch();
+            discardAppender();
+            throw new SluiceException.JournalException(partition + ": journal append failed: " + t, t);
+        }
+    }
+
+    private void openDocument() {
         if (batchDocument != null) {
             throw new IllegalStateException(partition + ": a batch is already open");
         }
@@ -301,12 +312,40 @@ public final class PartitionJournal implements AutoCloseable {
                 appender.singleThreadedCheckDisabled(true);
             }
             batchDocument = appender.writingDocument();
-            batchWriter.begin(batchDocument.wire().bytes());
         } catch (Throwable t) {
             abortBatch();
             discardAppender();
             throw new SluiceException.JournalException(partition + ": journal append failed: " + t, t);
         }
+    }
+
+    /**
+     * Appends a record batch a producer encoded (RecordBatch v2 of {@code count} records in {@code batch[0, length)},
+     * checked by the network front: framing, CRC32C, records) as one document, byte for byte but the base offset,
+     * which becomes the next offset. No batch may be open. Journal writer thread only.
+     *
+     * @return the base offset: record {@code i} of the batch has offset {@code base + i}
+     * @throws SluiceException.JournalException if the disk is (nearly) full or the write failed; nothing was appended
+     */
+    public long appendBatch(byte[] batch, int length, int count) {
+        openDocument();
+        long base = endOffset;
+        try {
+            Bytes<?> out = batchDocument.wire().bytes();
+            long start = out.writePosition();
+            out.write(batch, 0, length);
+            RecordBatchCodec.rewriteBaseOffset(out, start, base);
+            DocumentContext dc = batchDocument;
+            batchDocument = null;
+            dc.close();
+            appendedBytes += length;
+        } catch (Throwable t) {
+            abortBatch();
+            discardAppender();
+            throw new SluiceException.JournalException(partition + ": journal append failed: " + t, t);
+        }
+        committed(base, count);
+        return base;
     }
 
     /** True between {@link #beginBatch} and {@link #commitBatch}/{@link #abortBatch}. */
@@ -379,6 +418,12 @@ public final class PartitionJournal implements AutoCloseable {
             discardAppender();
             throw new SluiceException.JournalException(partition + ": journal append failed: " + t, t);
         }
+        committed(base, count);
+        return count;
+    }
+
+    /** A document of {@code count} events from {@code base} was closed: track its cycle file and publish it. */
+    private void committed(long base, int count) {
         // lastIndexAppended() can scan the index, so ask for it only when a new cycle file has begun
         int cycle = appender.cycle();
         if (cycle != lastCycle) {
@@ -394,7 +439,6 @@ public final class PartitionJournal implements AutoCloseable {
             }
         }
         endOffset = base + count; // volatile write publishes the batch to readers
-        return count;
     }
 
     /** Discards the open batch, if any: its document is rolled back and nothing of it is stored. */

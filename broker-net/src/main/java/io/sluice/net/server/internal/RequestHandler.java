@@ -15,6 +15,7 @@ import io.sluice.net.protocol.ApiKey;
 import io.sluice.net.protocol.FrameDecoder;
 import io.sluice.net.protocol.Frames;
 import io.sluice.net.protocol.ProtocolException;
+import io.sluice.net.protocol.RecordBatchReader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,6 +53,8 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(RequestHandler.class);
 
     final ServerContext server;
+    /** Checks PRODUCE v1 batches (it holds a CRC32C); event loop only. */
+    final RecordBatchReader batchChecker = new RecordBatchReader();
     private final int maxInFlight;
     private final ArrayDeque<ByteBuf> waiting = new ArrayDeque<>();
     private final ByteBuf[] responses;

@@ -7,8 +7,7 @@ import io.sluice.core.SendCallback;
 import io.sluice.core.SluiceException;
 import io.sluice.core.TopicPartition;
 import io.sluice.net.protocol.Produce;
-import io.sluice.net.protocol.RecordCodec;
-import io.sluice.net.protocol.Wire;
+import io.sluice.net.protocol.RecordBatchWriter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,26 +48,23 @@ final class ProducerBatch implements ResponseSink {
         markers.add(m);
     }
 
-    void encode(ByteBuf out, Acks acks) {
-        out.writeByte(acks.ordinal());
-        Wire.writeString(out, partition.topic());
-        out.writeInt(partition.partition());
-        out.writeInt(entries.size());
-        for (Entry e : entries) {
-            RecordCodec.writeProduced(out, e.record(), e.timestamp());
-        }
+    /** Writes the PRODUCE v1 body: this batch's records as one record batch the broker stores as it is. */
+    void encode(ByteBuf out, Acks acks, RecordBatchWriter writer) {
+        Produce.encodeBatch(out, acks, partition.topic(), partition.partition(), buf -> {
+            writer.begin(buf, entries.get(0).timestamp());
+            for (int i = 0, n = entries.size(); i < n; i++) {
+                Entry e = entries.get(i);
+                writer.append(e.timestamp(), e.record().key(), e.record().value(), e.record().headers());
+            }
+            writer.finish();
+        });
     }
 
     @Override
     public void onResponse(ByteBuf body) {
-        long[] offsets = Produce.Response.decode(body).offsets();
-        if (offsets.length != entries.size()) {
-            onError(new SluiceException(SluiceException.Code.INVALID_REQUEST,
-                    "broker acknowledged " + offsets.length + " offsets for a batch of " + entries.size()));
-            return;
-        }
-        for (int i = 0; i < offsets.length; i++) {
-            complete(entries.get(i).callback(), offsets[i], null);
+        long base = Produce.BatchResponse.decode(body).baseOffset();
+        for (int i = 0, n = entries.size(); i < n; i++) {
+            complete(entries.get(i).callback(), base < 0 ? -1 : base + i, null);
         }
         sender.finished(this, null);
     }

@@ -7,6 +7,7 @@ import io.sluice.core.SendCallback;
 import io.sluice.core.SluiceException;
 import io.sluice.core.TopicPartition;
 import io.sluice.net.protocol.ApiKey;
+import io.sluice.net.protocol.RecordBatchWriter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,6 +53,7 @@ public final class ProducerSender {
     /** True while {@link #sendDue} runs: completions inside it must not re-enter it. */
     private boolean sending;
     private final Runnable drain = this::drain;
+    private final RecordBatchWriter batchWriter = new RecordBatchWriter();
 
     public ProducerSender(EventLoop loop, Acks acks, int batchSize, long lingerMicros, int maxInFlight,
                           long requestTimeoutMillis, BufferMemory memory, Supplier<ClientConnection> connection) {
@@ -185,7 +187,7 @@ public final class ProducerSender {
                 continue;
             }
             ProducerBatch b = batch;
-            c.write(ApiKey.PRODUCE, out -> b.encode(out, acks), batch, b.bytes + 64 + 2 * b.partition.topic().length());
+            c.write(ApiKey.PRODUCE, out -> b.encode(out, acks, batchWriter), batch, b.bytes + 64 + 2 * b.partition.topic().length());
             wrote = true;
         }
         if (wrote) {

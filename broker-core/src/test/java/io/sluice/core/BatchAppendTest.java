@@ -1,0 +1,227 @@
+package io.sluice.core;
+
+import io.sluice.core.internal.journal.RecordBatchCodec;
+import net.openhft.chronicle.bytes.Bytes;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * {@link Broker#tryAppendBatch}, what a network produce does with a producer's record batch: one ring slot and one
+ * journal document holding the batch's bytes unchanged but the base offset, dense offsets shared with single events,
+ * every event handed to live subscribers, and back-pressure (not memory) when a partition's batches wait too long.
+ */
+class BatchAppendTest {
+    @TempDir
+    Path dir;
+    private Broker broker;
+    private final TopicPartition tp = new TopicPartition("t", 0);
+
+    @AfterEach
+    void close() {
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    /** A RecordBatch v2 of {@code count} events "{tag}-{i}" (base offset 999, which the journal must replace). */
+    static byte[] batch(String tag, int count) {
+        Bytes<?> out = Bytes.allocateElasticOnHeap(256);
+        RecordBatchCodec.Writer w = new RecordBatchCodec.Writer();
+        w.begin(out);
+        for (int i = 0; i < count; i++) {
+            byte[] key = ("k" + i).getBytes(StandardCharsets.UTF_8);
+            byte[] value = (tag + "-" + i).getBytes(StandardCharsets.UTF_8);
+            w.append(1_000L + i, key, key.length, value, value.length, i % 2 == 0 ? List.of() : List.of(Header.of("h", "v" + i)));
+        }
+        w.finish(999);
+        return out.toByteArray();
+    }
+
+    private static long append(Broker broker, TopicPartition tp, byte[] batch, int count, Acks acks) throws Exception {
+        CompletableFuture<Long> base = new CompletableFuture<>();
+        long result = broker.tryAppendBatch(tp, ByteBuffer.wrap(batch), count, acks, (p, offset, error) -> {
+            if (error != null) {
+                base.completeExceptionally(error);
+            } else {
+                base.complete(offset);
+            }
+        });
+        assertThat(result).isEqualTo(Producer.ACCEPTED);
+        return base.get(10, TimeUnit.SECONDS);
+    }
+
+    private List<ConsumerRecord> readAll(long end) {
+        List<ConsumerRecord> out = new ArrayList<>();
+        try (PartitionReader reader = broker.openReader(tp)) {
+            while (reader.position() < end) {
+                reader.read(1000, 1 << 20, out::add);
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void aBatchIsStoredAsItCameBetweenSingleEventsWithDenseOffsets() throws Exception {
+        broker = Broker.open(BrokerConfig.builder(dir).build());
+        broker.createTopic(TopicConfig.of("t", 1));
+        try (Producer producer = broker.newProducer(ProducerConfig.DEFAULT)) {
+            producer.send(ProducerRecord.of("t", "single-0".getBytes(StandardCharsets.UTF_8))).get();
+            producer.send(ProducerRecord.of("t", "single-1".getBytes(StandardCharsets.UTF_8))).get();
+            byte[] sent = batch("a", 5);
+            assertThat(append(broker, tp, sent, 5, Acks.JOURNAL)).isEqualTo(2);
+            assertThat(append(broker, tp, batch("b", 3), 3, Acks.SYNC)).isEqualTo(7);
+            assertThat(producer.send(ProducerRecord.of("t", "single-2".getBytes(StandardCharsets.UTF_8))).get().offset()).isEqualTo(10);
+
+            List<String> values = new ArrayList<>();
+            List<Long> offsets = new ArrayList<>();
+            for (ConsumerRecord r : readAll(11)) {
+                values.add(new String(r.value(), StandardCharsets.UTF_8));
+                offsets.add(r.offset());
+            }
+            assertThat(values).containsExactly("single-0", "single-1", "a-0", "a-1", "a-2", "a-3", "a-4", "b-0", "b-1", "b-2", "single-2");
+            assertThat(offsets).containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L);
+            assertThat(broker.endOffset(tp)).isEqualTo(11);
+
+            // the stored document is the sent batch, byte for byte, with the base offset the journal assigned
+            try (PartitionReader reader = broker.openReader(tp)) {
+                reader.seek(4);
+                ByteBuffer stored = ByteBuffer.allocate(1 << 16);
+                reader.readBatches(1, length -> stored);
+                byte[] expected = sent.clone();
+                ByteBuffer.wrap(expected).putLong(0, 2);
+                assertThat(Arrays.copyOf(stored.array(), stored.position())).isEqualTo(expected);
+            }
+            List<ConsumerRecord> batchA = readAll(11).subList(2, 7);
+            assertThat(batchA.get(1).headers()).containsExactly(Header.of("h", "v1"));
+            assertThat(batchA.get(1).key()).isEqualTo("k1".getBytes(StandardCharsets.UTF_8));
+            assertThat(batchA.get(4).timestamp()).isEqualTo(1_004L);
+        }
+    }
+
+    @Test
+    void aBatchSurvivesARestartAndTheNextEventsFollowIt() throws Exception {
+        broker = Broker.open(BrokerConfig.builder(dir).build());
+        broker.createTopic(TopicConfig.of("t", 1));
+        append(broker, tp, batch("a", 4), 4, Acks.SYNC);
+        broker.close();
+        broker = Broker.open(BrokerConfig.builder(dir).build());
+        assertThat(broker.endOffset(tp)).isEqualTo(4);
+        assertThat(append(broker, tp, batch("b", 2), 2, Acks.JOURNAL)).isEqualTo(4);
+        assertThat(readAll(6)).extracting(r -> new String(r.value(), StandardCharsets.UTF_8))
+                .containsExactly("a-0", "a-1", "a-2", "a-3", "b-0", "b-1");
+    }
+
+    @Test
+    void subscribersSeeEveryEventOfABatchWithItsOffsetOnJournaledAndMemoryOnlyTopics() throws Exception {
+        broker = Broker.open(BrokerConfig.builder(dir).build());
+        broker.createTopic(TopicConfig.of("t", 1));
+        broker.createTopic(TopicConfig.builder("m").partitions(1).journaled(false).build());
+        for (String topic : List.of("t", "m")) {
+            List<String> seen = new ArrayList<>();
+            CountDownLatch all = new CountDownLatch(6);
+            try (Subscription ignored = broker.subscribe(topic, "s", (event, endOfBatch) -> {
+                String key = event.keyBuffer() == null ? "null" : new String(event.keyBuffer(), 0, event.keyLength(), StandardCharsets.UTF_8);
+                synchronized (seen) {
+                    seen.add(event.offset() + ":" + key + ":" + new String(event.valueBuffer(), 0, event.valueLength(), StandardCharsets.UTF_8)
+                            + ":" + event.timestamp());
+                }
+                all.countDown();
+            })) {
+                TopicPartition p = new TopicPartition(topic, 0);
+                Acks acks = topic.equals("t") ? Acks.JOURNAL : Acks.MEMORY;
+                append(broker, p, batch("x", 2), 2, acks);
+                append(broker, p, batch("yy", 4), 4, acks);
+                assertThat(all.await(10, TimeUnit.SECONDS)).isTrue();
+            }
+            String o = topic.equals("t") ? "" : "-1";
+            if (topic.equals("t")) {
+                assertThat(seen).containsExactly("0:k0:x-0:1000", "1:k1:x-1:1001",
+                        "2:k0:yy-0:1000", "3:k1:yy-1:1001", "4:k2:yy-2:1002", "5:k3:yy-3:1003");
+            } else {
+                assertThat(seen).containsExactly(o + ":k0:x-0:1000", o + ":k1:x-1:1001",
+                        o + ":k0:yy-0:1000", o + ":k1:yy-1:1001", o + ":k2:yy-2:1002", o + ":k3:yy-3:1003");
+            }
+        }
+    }
+
+    @Test
+    void batchesWaitingBehindASlowSubscriberBackPressureInsteadOfHoldingMemory() throws Exception {
+        broker = Broker.open(BrokerConfig.builder(dir).build());
+        broker.createTopic(TopicConfig.of("t", 1));
+        CountDownLatch release = new CountDownLatch(1);
+        List<Long> delivered = new ArrayList<>();
+        try (Subscription ignored = broker.subscribe("t", "slow", (event, endOfBatch) -> {
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            synchronized (delivered) {
+                delivered.add(event.offset());
+            }
+        })) {
+            byte[] batch = batch("z", 10);
+            int accepted = 0;
+            long result;
+            while ((result = broker.tryAppendBatch(tp, ByteBuffer.wrap(batch), 10, Acks.JOURNAL, (p, o, e) -> { })) == Producer.ACCEPTED) {
+                accepted++;
+                assertThat(accepted).as("batches taken while nothing is released").isLessThanOrEqualTo(64);
+            }
+            assertThat(result).isEqualTo(Producer.BACK_PRESSURED);
+            assertThat(accepted).isGreaterThan(0);
+            assertThat(broker.metrics().partitions().get(0).backPressured()).isGreaterThan(0);
+            release.countDown();
+            int expected = accepted * 10;
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (size(delivered) < expected && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            synchronized (delivered) {
+                assertThat(delivered).hasSize(expected);
+                for (int i = 0; i < expected; i++) {
+                    assertThat(delivered.get(i)).isEqualTo(i);
+                }
+            }
+            // room again once the subscriber moved on
+            assertThat(append(broker, tp, batch, 10, Acks.JOURNAL)).isEqualTo(expected);
+        }
+    }
+
+    private static int size(List<Long> list) {
+        synchronized (list) {
+            return list.size();
+        }
+    }
+
+    @Test
+    void unknownPartitionsAndDurableAcksOnAMemoryOnlyTopicAreRefused() {
+        broker = Broker.open(BrokerConfig.builder(dir).build());
+        broker.createTopic(TopicConfig.of("t", 2));
+        broker.createTopic(TopicConfig.builder("m").partitions(1).journaled(false).build());
+        byte[] batch = batch("a", 1);
+        assertThatThrownBy(() -> broker.tryAppendBatch(new TopicPartition("t", 2), ByteBuffer.wrap(batch), 1, Acks.JOURNAL, (p, o, e) -> { }))
+                .isInstanceOf(SluiceException.InvalidConfigException.class).hasMessageContaining("[0, 2)");
+        assertThatThrownBy(() -> broker.tryAppendBatch(new TopicPartition("nope", 0), ByteBuffer.wrap(batch), 1, Acks.JOURNAL, (p, o, e) -> { }))
+                .isInstanceOf(SluiceException.UnknownTopicException.class);
+        assertThatThrownBy(() -> broker.tryAppendBatch(new TopicPartition("m", 0), ByteBuffer.wrap(batch), 1, Acks.JOURNAL, (p, o, e) -> { }))
+                .isInstanceOf(SluiceException.InvalidConfigException.class).hasMessageContaining("MEMORY");
+        broker.close();
+        assertThat(broker.tryAppendBatch(tp, ByteBuffer.wrap(batch), 1, Acks.JOURNAL, (p, o, e) -> { })).isEqualTo(Producer.CLOSED);
+        broker = null;
+    }
+}
