@@ -1,6 +1,7 @@
 package io.sluice.net.client.internal;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.sluice.core.Acks;
 import io.sluice.core.ProducerRecord;
 import io.sluice.core.SendCallback;
@@ -12,33 +13,61 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
-/** Records for one partition that travel in one PRODUCE request. Confined to the producer's event loop. */
+/**
+ * Records for one partition that travel in one PRODUCE v1 request, encoded as they are added into the record batch
+ * the broker will store (Kafka RecordBatch v2, {@link RecordBatchWriter}). Built under the sender's lock by the
+ * application threads that send ({@link #add}, {@link #close}); once closed it belongs to the producer's event loop,
+ * which sends it and completes its callbacks.
+ */
 final class ProducerBatch implements ResponseSink {
     private static final Logger LOG = LoggerFactory.getLogger(ProducerBatch.class);
-
-    /** A record accepted by {@code send}, with its partition and timestamp resolved. */
-    record Entry(ProducerRecord record, int partition, long timestamp, int size, SendCallback callback) {
-    }
+    /** First allocation for the encoded records; the buffer grows as records arrive, up to about the batch size. */
+    private static final int INITIAL_CAPACITY = 4096;
 
     final TopicPartition partition;
     final long createdNanos;
-    final List<Entry> entries = new ArrayList<>();
+    /** Buffer-memory bytes of the records ({@code RecordCodec.producedSize}), released when the batch is done. */
     int bytes;
     long sentNanos;
+    private final RecordBatchWriter writer = new RecordBatchWriter();
+    private ByteBuf records;
+    private SendCallback[] callbacks = new SendCallback[16];
+    private int count;
     private List<FlushMarker> markers;
     private final ProducerSender sender;
 
-    ProducerBatch(ProducerSender sender, TopicPartition partition, long now) {
+    ProducerBatch(ProducerSender sender, TopicPartition partition, long now, long baseTimestamp, int batchSize) {
         this.sender = sender;
         this.partition = partition;
         this.createdNanos = now;
+        this.records = PooledByteBufAllocator.DEFAULT.heapBuffer(Math.min(INITIAL_CAPACITY, batchSize + 256));
+        writer.begin(records, baseTimestamp);
     }
 
-    void add(Entry e) {
-        entries.add(e);
-        bytes += e.size();
+    /** Encodes one record into the batch (sender's lock). */
+    void add(ProducerRecord record, long timestamp, int size, SendCallback callback) {
+        writer.append(timestamp, record.key(), record.value(), record.headers());
+        if (count == callbacks.length) {
+            callbacks = Arrays.copyOf(callbacks, count * 2);
+        }
+        callbacks[count++] = callback;
+        bytes += size;
+    }
+
+    /** No record joins after this: fills in the batch header and CRC (sender's lock). */
+    void close() {
+        writer.finish();
+    }
+
+    int recordCount() {
+        return count;
+    }
+
+    int encodedSize() {
+        return records.readableBytes();
     }
 
     void addMarker(FlushMarker m) {
@@ -48,39 +77,40 @@ final class ProducerBatch implements ResponseSink {
         markers.add(m);
     }
 
-    /** Writes the PRODUCE v1 body: this batch's records as one record batch the broker stores as it is. */
-    void encode(ByteBuf out, Acks acks, RecordBatchWriter writer) {
-        Produce.encodeBatch(out, acks, partition.topic(), partition.partition(), buf -> {
-            writer.begin(buf, entries.get(0).timestamp());
-            for (int i = 0, n = entries.size(); i < n; i++) {
-                Entry e = entries.get(i);
-                writer.append(e.timestamp(), e.record().key(), e.record().value(), e.record().headers());
-            }
-            writer.finish();
-        });
+    /** Writes the PRODUCE v1 body (a copy of the encoded batch) and gives the batch's buffer back. Event loop. */
+    void encode(ByteBuf out, Acks acks) {
+        ByteBuf r = records;
+        records = null;
+        try {
+            Produce.encodeBatch(out, acks, partition.topic(), partition.partition(), b -> b.writeBytes(r, r.readerIndex(), r.readableBytes()));
+        } finally {
+            r.release();
+        }
     }
 
     @Override
     public void onResponse(ByteBuf body) {
         long base = Produce.BatchResponse.decode(body).baseOffset();
-        for (int i = 0, n = entries.size(); i < n; i++) {
-            complete(entries.get(i).callback(), base < 0 ? -1 : base + i, null);
+        for (int i = 0; i < count; i++) {
+            complete(callbacks[i], base < 0 ? -1 : base + i, null);
         }
         sender.finished(this, null);
     }
 
     @Override
     public void onError(SluiceException error) {
-        for (Entry e : entries) {
-            complete(e.callback(), -1, error);
-        }
+        fail(error);
         sender.finished(this, error);
     }
 
-    /** Fails a batch that was never sent. */
+    /** Fails every record of the batch (sent or not) and gives its buffer back. */
     void fail(SluiceException error) {
-        for (Entry e : entries) {
-            complete(e.callback(), -1, error);
+        if (records != null) {
+            records.release();
+            records = null;
+        }
+        for (int i = 0; i < count; i++) {
+            complete(callbacks[i], -1, error);
         }
     }
 

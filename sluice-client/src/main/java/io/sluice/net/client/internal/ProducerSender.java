@@ -7,27 +7,29 @@ import io.sluice.core.SendCallback;
 import io.sluice.core.SluiceException;
 import io.sluice.core.TopicPartition;
 import io.sluice.net.protocol.ApiKey;
-import io.sluice.net.protocol.RecordBatchWriter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 /**
- * The producer's batching and sending, run on its single event loop (single writer: all fields below are confined
- * to it). Application threads only append to {@link #queue} and call {@link #wakeUp()}.
+ * The producer's record accumulator and sender. Application threads encode each record straight into its partition's
+ * open batch ({@link #append}, under {@link #lock}; as Kafka's {@code RecordAccumulator} does), so the event loop only
+ * moves whole batches: no per-record object or queue node crosses threads. The single event loop owns what is ready
+ * and in flight (all other fields below are confined to it).
  *
- * <p>Smart batching: each drain takes everything queued, appends it to per-partition batches, and sends batches while
- * fewer than {@code maxInFlightRequests} are unanswered. With {@code linger = 0} a batch goes out as soon as there is
- * room in flight, so an idle producer sends at once and a busy one naturally sends bigger batches; a positive linger
- * holds a batch that is not full until it is that old. One socket flush per drain.
+ * <p>Smart batching: each drain takes the closed batches, and sends batches (open ones too, once due) while fewer than
+ * {@code maxInFlightRequests} are unanswered. With {@code linger = 0} a batch goes out as soon as there is room in
+ * flight, so an idle producer sends at once and a busy one naturally sends bigger batches; a positive linger holds a
+ * batch that is not full until it is that old. One socket flush per drain.
  */
 public final class ProducerSender {
     private static final Logger LOG = LoggerFactory.getLogger(ProducerSender.class);
@@ -40,20 +42,24 @@ public final class ProducerSender {
     private final long requestTimeoutNanos;
     private final BufferMemory memory;
     private final Supplier<ClientConnection> connection;
-    /** Application threads → event loop: {@link ProducerBatch.Entry} or {@link FlushMarker}, in send order. */
-    private final Queue<Object> queue = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final AtomicBoolean wakeUpPending = new AtomicBoolean();
+
+    /** Guards the open batches, the closed ones not yet taken by the event loop, and pending flush markers. */
+    private final Object lock = new Object();
     /** Open batch per partition, indexed by topic then partition (no key object allocated per record). */
     private final Map<String, ProducerBatch[]> openByTopic = new HashMap<>();
     /** The same open batches, in the order they were opened (oldest first). */
     private final ArrayDeque<ProducerBatch> open = new ArrayDeque<>();
+    /** Batches closed by a full batch (application threads), for the event loop to send. */
+    private final ArrayDeque<ProducerBatch> closed = new ArrayDeque<>();
+    private final List<FlushMarker> pendingMarkers = new ArrayList<>();
+
     private final ArrayDeque<ProducerBatch> ready = new ArrayDeque<>();
     private final ArrayDeque<ProducerBatch> inFlight = new ArrayDeque<>();
     private boolean lingerTimerSet;
     /** True while {@link #sendDue} runs: completions inside it must not re-enter it. */
     private boolean sending;
     private final Runnable drain = this::drain;
-    private final RecordBatchWriter batchWriter = new RecordBatchWriter();
 
     public ProducerSender(EventLoop loop, Acks acks, int batchSize, long lingerMicros, int maxInFlight,
                           long requestTimeoutMillis, BufferMemory memory, Supplier<ClientConnection> connection) {
@@ -69,23 +75,48 @@ public final class ProducerSender {
     }
 
     /**
-     * Any thread: queues a record whose partition is resolved and whose {@code size} bytes of buffer memory were
-     * acquired; the callback runs on the event loop.
+     * Any thread: encodes a record whose partition is resolved and whose {@code size} bytes of buffer memory were
+     * acquired into its partition's open batch; the callback runs on the event loop.
      */
     public void append(ProducerRecord record, int partition, long timestamp, int size, SendCallback callback) {
-        queue.add(new ProducerBatch.Entry(record, partition, timestamp, size, callback));
+        String topic = record.topic();
+        synchronized (lock) {
+            ProducerBatch[] batches = openByTopic.get(topic);
+            if (batches == null || batches.length <= partition) {
+                ProducerBatch[] grown = new ProducerBatch[partition + 1];
+                if (batches != null) {
+                    System.arraycopy(batches, 0, grown, 0, batches.length);
+                }
+                batches = grown;
+                openByTopic.put(topic, batches);
+            }
+            ProducerBatch batch = batches[partition];
+            if (batch != null && batch.bytes + size > batchSize) {
+                closeLocked(batch);
+                closed.add(batch);
+                batch = null;
+            }
+            if (batch == null) {
+                batch = new ProducerBatch(this, new TopicPartition(topic, partition), System.nanoTime(), timestamp, batchSize);
+                batches[partition] = batch;
+                open.add(batch);
+            }
+            batch.add(record, timestamp, size, callback);
+        }
         wakeUp();
     }
 
     /** Any thread: completes once everything appended before it was acknowledged or failed. */
     public CompletableFuture<Void> flushMarker() {
         FlushMarker marker = new FlushMarker();
-        queue.add(marker);
+        synchronized (lock) {
+            pendingMarkers.add(marker);
+        }
         wakeUp();
         return marker.done;
     }
 
-    /** Makes sure a drain runs after the last enqueue (at most one pending wake-up). */
+    /** Makes sure a drain runs after the last append (at most one pending wake-up). */
     private void wakeUp() {
         // read first: under load a wake-up is already pending and a failed CAS would still bounce the cache line
         if (!wakeUpPending.get() && wakeUpPending.compareAndSet(false, true)) {
@@ -95,63 +126,41 @@ public final class ProducerSender {
 
     private void drain() {
         wakeUpPending.set(false);
-        long now = System.nanoTime();
-        Object item;
-        while ((item = queue.poll()) != null) {
-            if (item instanceof ProducerBatch.Entry e) {
-                append(e, now);
-            } else {
-                arm((FlushMarker) item);
+        List<FlushMarker> markers = null;
+        synchronized (lock) {
+            ready.addAll(closed);
+            closed.clear();
+            if (!pendingMarkers.isEmpty()) {
+                // a flush forces every open batch out, ignoring linger; taken under the lock with the markers, so a
+                // marker covers exactly what was appended before it (and possibly a little more)
+                markers = new ArrayList<>(pendingMarkers);
+                pendingMarkers.clear();
+                ProducerBatch b;
+                while ((b = open.peek()) != null) {
+                    closeLocked(b);
+                    ready.add(b);
+                }
             }
         }
-        sendDue(now);
-    }
-
-    private void append(ProducerBatch.Entry e, long now) {
-        String topic = e.record().topic();
-        int partition = e.partition();
-        ProducerBatch[] batches = openByTopic.get(topic);
-        if (batches == null || batches.length <= partition) {
-            ProducerBatch[] grown = new ProducerBatch[partition + 1];
-            if (batches != null) {
-                System.arraycopy(batches, 0, grown, 0, batches.length);
+        if (markers != null) {
+            for (FlushMarker marker : markers) {
+                for (ProducerBatch r : ready) {
+                    marker.waitFor(r);
+                }
+                for (ProducerBatch f : inFlight) {
+                    marker.waitFor(f);
+                }
+                marker.armed();
             }
-            batches = grown;
-            openByTopic.put(topic, batches);
         }
-        ProducerBatch batch = batches[partition];
-        if (batch != null && batch.bytes + e.size() > batchSize) {
-            close(batch);
-            ready.add(batch);
-            batch = null;
-        }
-        if (batch == null) {
-            batch = new ProducerBatch(this, new TopicPartition(topic, partition), now);
-            batches[partition] = batch;
-            open.add(batch);
-        }
-        batch.add(e);
+        sendDue(System.nanoTime());
     }
 
-    /** Removes a batch from the open set: no more records join it. */
-    private void close(ProducerBatch batch) {
+    /** Removes a batch from the open set and finishes its encoding: no more records join it. Under the lock. */
+    private void closeLocked(ProducerBatch batch) {
         openByTopic.get(batch.partition.topic())[batch.partition.partition()] = null;
         open.remove(batch);
-    }
-
-    private void arm(FlushMarker marker) {
-        ProducerBatch b;
-        while ((b = open.peek()) != null) {
-            close(b);
-            ready.add(b);
-        }
-        for (ProducerBatch r : ready) {
-            marker.waitFor(r);
-        }
-        for (ProducerBatch f : inFlight) {
-            marker.waitFor(f);
-        }
-        marker.armed();
+        batch.close();
     }
 
     private void sendDue(long now) {
@@ -187,15 +196,18 @@ public final class ProducerSender {
                 continue;
             }
             ProducerBatch b = batch;
-            c.write(ApiKey.PRODUCE, out -> b.encode(out, acks, batchWriter), batch, b.bytes + 64 + 2 * b.partition.topic().length());
+            c.write(ApiKey.PRODUCE, out -> b.encode(out, acks), batch, b.encodedSize() + 64 + 3 * b.partition.topic().length());
             wrote = true;
         }
         if (wrote) {
             c.flush();
         }
 
-        if (!open.isEmpty() && lingerNanos > 0 && !lingerTimerSet && inFlight.size() < maxInFlight) {
-            long oldest = open.peek().createdNanos;
+        long oldest;
+        synchronized (lock) {
+            oldest = open.isEmpty() ? -1 : open.peek().createdNanos;
+        }
+        if (oldest >= 0 && lingerNanos > 0 && !lingerTimerSet && inFlight.size() < maxInFlight) {
             lingerTimerSet = true;
             long delay = Math.max(0, oldest + lingerNanos - now);
             loop.schedule(() -> {
@@ -207,12 +219,14 @@ public final class ProducerSender {
 
     /** The oldest open batch if it is due (open batches are in creation order, so only the head can be). */
     private ProducerBatch takeDueOpenBatch(long now) {
-        ProducerBatch b = open.peek();
-        if (b != null && (lingerNanos == 0 || now - b.createdNanos >= lingerNanos)) {
-            close(b);
-            return b;
+        synchronized (lock) {
+            ProducerBatch b = open.peek();
+            if (b != null && (lingerNanos == 0 || now - b.createdNanos >= lingerNanos)) {
+                closeLocked(b);
+                return b;
+            }
+            return null;
         }
-        return null;
     }
 
     /** Called by a batch once its response (or error) was handled. */
