@@ -79,6 +79,9 @@ public final class JournalIngestor implements AutoCloseable {
         final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
         final ArrayDeque<InFlight> done = new ArrayDeque<>();
         Set<Long> landed = Set.of();
+        /** Rows and bytes of the last batch sealed: the size of the next one's buffer. */
+        int lastRows;
+        int lastBytes;
 
         PartitionState(TopicPartition partition) {
             this.partition = partition;
@@ -254,10 +257,11 @@ public final class JournalIngestor implements AutoCloseable {
             long heartbeatNanos = cc.sessionTimeoutMillis() * 1_000_000L / 4;
             long lastPollNanos = System.nanoTime();
             while (running) {
-                if (inFlightCount >= config.maxInFlight() * shardCount) {
-                    // At capacity: wait for an insert to finish rather than polling records we could not take
-                    // (they would be sought back and read again). Still poll at least every heartbeatNanos so the
-                    // group keeps this member; meanwhile new events simply wait in the journal.
+                if (inFlightCount >= config.maxInFlight() * shardCount && !hasRoom()) {
+                    // At capacity and every open batch full: wait for an insert to finish rather than polling records
+                    // we could not take (they would be sought back and read again). While a batch still has room it
+                    // keeps filling, so the next INSERT body is ready when an insert thread frees up. Still poll at
+                    // least every heartbeatNanos so the group keeps this member; meanwhile new events wait in the journal.
                     InFlight f = completions.poll(100, TimeUnit.MILLISECONDS);
                     if (f != null) {
                         completions.add(f);
@@ -276,28 +280,40 @@ public final class JournalIngestor implements AutoCloseable {
                     backoff.reset();
                 }
                 Set<TopicPartition> blocked = new HashSet<>();
+                // A poll returns runs of records of one partition: look its state up once per run, not per record.
+                PartitionState ps = null;
+                boolean skip = true;
+                String runTopic = null;
+                int runPartition = -1;
                 for (ConsumerRecord r : records) {
-                    TopicPartition tp = r.topicPartition();
-                    PartitionState ps = partitions.get(tp);
-                    if (ps == null || blocked.contains(tp)) {
+                    if (r.partition() != runPartition || !r.topic().equals(runTopic)) {
+                        TopicPartition tp = r.topicPartition();
+                        runTopic = r.topic();
+                        runPartition = r.partition();
+                        ps = partitions.get(tp);
+                        skip = ps == null || blocked.contains(tp);
+                    }
+                    if (skip) {
                         continue;
                     }
                     if (ps.open != null && r.offset() != ps.openTo) {
                         // a gap (seek/rebalance): never let one batch span non-contiguous offsets
                         if (!seal(ps)) {
-                            blocked.add(tp);
-                            consumer.seek(tp, r.offset());
+                            blocked.add(ps.partition);
+                            skip = true;
+                            consumer.seek(ps.partition, r.offset());
                             continue;
                         }
                     }
                     if (!take(ps, r)) {
-                        blocked.add(tp);
-                        consumer.seek(tp, r.offset());
+                        blocked.add(ps.partition);
+                        skip = true;
+                        consumer.seek(ps.partition, r.offset());
                     }
                 }
-                for (PartitionState ps : partitions.values()) {
-                    if (ps.open != null && ps.openTo > ps.openFrom && ps.open.ageNanos() >= lingerNanos) {
-                        seal(ps);
+                for (PartitionState p : partitions.values()) {
+                    if (p.open != null && p.openTo > p.openFrom && p.open.ageNanos() >= lingerNanos) {
+                        seal(p);
                     }
                 }
                 if (!blocked.isEmpty() && blocked.size() == partitionsIn(records)) {
@@ -311,6 +327,16 @@ public final class JournalIngestor implements AutoCloseable {
             }
             drain(consumer);
         }
+    }
+
+    /** True if some assigned partition can take a record into its open (or a new) batch without sealing. */
+    private boolean hasRoom() {
+        for (PartitionState ps : partitions.values()) {
+            if (ps.open == null || !isFull(ps)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static int partitionsIn(List<ConsumerRecord> records) {
@@ -327,12 +353,14 @@ public final class JournalIngestor implements AutoCloseable {
             return false;
         }
         if (ps.open == null) {
-            ps.open = new RowBatch<>(Math.min(config.batchRows(), 4096), 1 << 16);
+            // sized like the partition's last batch, so a full batch is built without growing (copying) its array
+            ps.open = new RowBatch<>(Math.min(config.batchRows(), Math.max(4096, ps.lastRows)),
+                    (int) Math.min(config.batchBytes(), Math.max(1 << 16, ps.lastBytes + ps.lastBytes / 8L)));
             ps.openFrom = r.offset();
             ps.openTo = r.offset();
         }
         metrics.accepted(1);
-        if (ps.landed.contains(r.offset())) {
+        if (!ps.landed.isEmpty() && ps.landed.contains(r.offset())) {
             metrics.duplicatesSkipped(1);
         } else {
             try {
@@ -366,6 +394,8 @@ public final class JournalIngestor implements AutoCloseable {
             return false;
         }
         RowBatch<Long> batch = ps.open;
+        ps.lastRows = batch.rows();
+        ps.lastBytes = batch.bytes();
         InFlight f = new InFlight(ps.partition, ps.openFrom, ps.openTo);
         ps.open = null;
         ps.inFlight.add(f);

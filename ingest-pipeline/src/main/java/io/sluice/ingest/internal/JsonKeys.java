@@ -7,6 +7,10 @@ import java.util.List;
  * column Sluice fills itself. Keys are decoded ({@code \\uXXXX}, {@code \\"} ...), so an escaped spelling of a
  * reserved name is found too. The input has already been checked to start with '{' and end with '}'; malformed
  * JSON beyond that is left for ClickHouse to reject.
+ *
+ * <p>Runs once per event on the ingest hot path, so it allocates nothing for a key without a backslash (nearly
+ * every key): such a key is its own decoding and is compared byte by byte with the names. Only a key holding an
+ * escape is decoded into a String.
  */
 final class JsonKeys {
     private JsonKeys() {
@@ -21,8 +25,8 @@ final class JsonKeys {
             if (c == '"') {
                 int end = stringEnd(json, i);
                 if (depth == 1 && expectKey) {
-                    String key = decode(json, i + 1, end);
-                    if (names.contains(key)) {
+                    String key = matchingName(json, i + 1, end, names);
+                    if (key != null) {
                         return key;
                     }
                     expectKey = false;
@@ -38,6 +42,35 @@ final class JsonKeys {
             }
         }
         return null;
+    }
+
+    /** The name in {@code names} that the key in {@code b[from, to)} spells, or null. */
+    private static String matchingName(byte[] b, int from, int to, List<String> names) {
+        for (int i = from; i < to; i++) {
+            if (b[i] == '\\') {
+                String key = decode(b, from, to);
+                return names.contains(key) ? key : null;
+            }
+        }
+        for (String name : names) {
+            if (spells(b, from, to, name)) {
+                return name;
+            }
+        }
+        return null;
+    }
+
+    /** True if the unescaped bytes {@code b[from, to)}, read as decode reads them (one char per byte), are {@code name}. */
+    private static boolean spells(byte[] b, int from, int to, String name) {
+        if (name.length() != to - from) {
+            return false;
+        }
+        for (int i = 0; i < name.length(); i++) {
+            if ((char) (b[from + i] & 0xff) != name.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Index of the closing quote of the string opening at {@code open} (or the last index if unterminated). */

@@ -33,6 +33,8 @@ public final class RowFormat {
     /** Provenance columns: filled by Sluice only, never from event content. */
     private final List<String> reserved;
     private final String insertSql;
+    private static final byte[] PARTITION_KEY = ("\"" + ClickHouseTarget.PARTITION_COLUMN + "\":").getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] OFFSET_KEY = (",\"" + ClickHouseTarget.OFFSET_COLUMN + "\":").getBytes(StandardCharsets.US_ASCII);
     private final ThreadLocal<RowBinaryWriter> scratch = ThreadLocal.withInitial(() -> new RowBinaryWriter(256));
 
     public RowFormat(String table, RowEncoder encoder, Provenance provenance) {
@@ -121,8 +123,7 @@ public final class RowFormat {
         if (provenance != Provenance.OFFSETS) {
             append(batch, row, tag);
         } else if (encoder == null) {
-            appendJson(batch, row, "\"" + ClickHouseTarget.PARTITION_COLUMN + "\":" + partition + ",\""
-                    + ClickHouseTarget.OFFSET_COLUMN + "\":" + offset, tag);
+            appendJsonOffsets(batch, row, partition, offset, tag);
         } else {
             RowBinaryWriter w = scratch.get();
             w.reset();
@@ -145,6 +146,47 @@ public final class RowFormat {
             w.writeBytes(row, 0, row.length).writeString(entryId).writeUInt32(index);
             batch.add(w.array(), 0, w.size(), tag);
         }
+    }
+
+    /**
+     * As {@link #appendJson} with the offset columns, written straight into the batch: the journal's hot path runs
+     * it once per event, so it builds no String and no suffix array (the keys are constants, the numbers are written
+     * digit by digit).
+     */
+    private <T> void appendJsonOffsets(RowBatch<T> batch, byte[] row, int partition, long offset, T tag) {
+        int close = lastNonSpace(row);
+        int open = firstNonSpace(row, row.length);
+        boolean empty = isBlank(row, open + 1, close); // "{}"
+        batch.ensure(close + 1 + PARTITION_KEY.length + 10 + OFFSET_KEY.length + 20 + 2);
+        byte[] out = batch.buffer();
+        int at = batch.bytes();
+        System.arraycopy(row, 0, out, at, close);
+        at += close;
+        if (!empty) {
+            out[at++] = ',';
+        }
+        System.arraycopy(PARTITION_KEY, 0, out, at, PARTITION_KEY.length);
+        at = writeDecimal(out, at + PARTITION_KEY.length, partition);
+        System.arraycopy(OFFSET_KEY, 0, out, at, OFFSET_KEY.length);
+        at = writeDecimal(out, at + OFFSET_KEY.length, offset);
+        out[at++] = '}';
+        out[at++] = '\n';
+        batch.advance(at - batch.bytes());
+        batch.endRow(tag);
+    }
+
+    /** Writes {@code v >= 0} in decimal ASCII at {@code at}; returns the index after its last digit (at most 19 digits). */
+    static int writeDecimal(byte[] out, int at, long v) {
+        int digits = 1;
+        for (long x = v; x >= 10; x /= 10) {
+            digits++;
+        }
+        int end = at + digits;
+        for (int i = end - 1; i >= at; i--) {
+            out[i] = (byte) ('0' + v % 10);
+            v /= 10;
+        }
+        return end;
     }
 
     /** Replaces the object's closing brace by {@code ,<fields>}} — byte surgery, no parsing. */
