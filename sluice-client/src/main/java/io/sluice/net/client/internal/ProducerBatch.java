@@ -1,7 +1,6 @@
 package io.sluice.net.client.internal;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
 import io.sluice.core.Acks;
 import io.sluice.core.ProducerRecord;
 import io.sluice.core.SendCallback;
@@ -24,9 +23,6 @@ import java.util.List;
  */
 final class ProducerBatch implements ResponseSink {
     private static final Logger LOG = LoggerFactory.getLogger(ProducerBatch.class);
-    /** First allocation for the encoded records; the buffer grows as records arrive, up to about the batch size. */
-    private static final int INITIAL_CAPACITY = 4096;
-
     final TopicPartition partition;
     final long createdNanos;
     /** Buffer-memory bytes of the records ({@code RecordCodec.producedSize}), released when the batch is done. */
@@ -39,11 +35,12 @@ final class ProducerBatch implements ResponseSink {
     private List<FlushMarker> markers;
     private final ProducerSender sender;
 
-    ProducerBatch(ProducerSender sender, TopicPartition partition, long now, long baseTimestamp, int batchSize) {
+    /** @param records an empty buffer to encode into (the sender's, reused from batches already sent) */
+    ProducerBatch(ProducerSender sender, TopicPartition partition, long now, long baseTimestamp, ByteBuf records) {
         this.sender = sender;
         this.partition = partition;
         this.createdNanos = now;
-        this.records = PooledByteBufAllocator.DEFAULT.heapBuffer(Math.min(INITIAL_CAPACITY, batchSize + 256));
+        this.records = records;
         writer.begin(records, baseTimestamp);
     }
 
@@ -77,14 +74,14 @@ final class ProducerBatch implements ResponseSink {
         markers.add(m);
     }
 
-    /** Writes the PRODUCE v1 body (a copy of the encoded batch) and gives the batch's buffer back. Event loop. */
+    /** Writes the PRODUCE v1 body (a copy of the encoded batch) and gives the batch's buffer back for reuse. Event loop. */
     void encode(ByteBuf out, Acks acks) {
         ByteBuf r = records;
         records = null;
         try {
             Produce.encodeBatch(out, acks, partition.topic(), partition.partition(), b -> b.writeBytes(r, r.readerIndex(), r.readableBytes()));
         } finally {
-            r.release();
+            sender.giveBack(r);
         }
     }
 
@@ -106,7 +103,7 @@ final class ProducerBatch implements ResponseSink {
     /** Fails every record of the batch (sent or not) and gives its buffer back. */
     void fail(SluiceException error) {
         if (records != null) {
-            records.release();
+            sender.giveBack(records);
             records = null;
         }
         for (int i = 0; i < count; i++) {

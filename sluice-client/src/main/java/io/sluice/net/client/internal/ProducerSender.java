@@ -1,5 +1,7 @@
 package io.sluice.net.client.internal;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoop;
 import io.sluice.core.Acks;
 import io.sluice.core.ProducerRecord;
@@ -53,6 +55,11 @@ public final class ProducerSender {
     /** Batches closed by a full batch (application threads), for the event loop to send. */
     private final ArrayDeque<ProducerBatch> closed = new ArrayDeque<>();
     private final List<FlushMarker> pendingMarkers = new ArrayList<>();
+    /**
+     * Encoding buffers of batches already sent, for the next ones: a few plain heap buffers go round instead of one
+     * allocation per batch (a pooled allocation from an application thread cost 12% of the producer in a profile).
+     */
+    private final ArrayDeque<ByteBuf> spareBuffers = new ArrayDeque<>();
 
     private final ArrayDeque<ProducerBatch> ready = new ArrayDeque<>();
     private final ArrayDeque<ProducerBatch> inFlight = new ArrayDeque<>();
@@ -97,7 +104,9 @@ public final class ProducerSender {
                 batch = null;
             }
             if (batch == null) {
-                batch = new ProducerBatch(this, new TopicPartition(topic, partition), System.nanoTime(), timestamp, batchSize);
+                ByteBuf buffer = spareBuffers.poll();
+                batch = new ProducerBatch(this, new TopicPartition(topic, partition), System.nanoTime(), timestamp,
+                        buffer != null ? buffer.clear() : Unpooled.buffer(Math.min(4096, batchSize + 256)));
                 batches[partition] = batch;
                 open.add(batch);
             }
@@ -154,6 +163,15 @@ public final class ProducerSender {
             }
         }
         sendDue(System.nanoTime());
+    }
+
+    /** A sent (or failed) batch's encoding buffer, kept for reuse while few are spare and it is not oversized. */
+    void giveBack(ByteBuf buffer) {
+        synchronized (lock) {
+            if (spareBuffers.size() <= maxInFlight && buffer.capacity() <= 2 * batchSize + 4096) {
+                spareBuffers.add(buffer);
+            }
+        }
     }
 
     /** Removes a batch from the open set and finishes its encoding: no more records join it. Under the lock. */
