@@ -19,8 +19,10 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
@@ -36,12 +38,18 @@ import java.util.function.Function;
  * <b>rebalancing</b> (a member joined, left or expired; the current generation's members keep their partitions
  * until they rejoin). The rebalance completes — generation + 1, range assignment over the members sorted by id —
  * when every member has rejoined since it started (a rejoin means "I stopped reading"), members that do not
- * rejoin being removed when their session expires. Sessions are checked by a timer
- * ({@value #EXPIRY_CHECK_MILLIS} ms) as well as on every call, with the injected clock.
+ * rejoin being removed when their session expires. Sessions are checked on every call, with the injected clock, and
+ * by a one-shot timer armed for the earliest session deadline (see {@link #armExpiryTimer}): a coordinator without
+ * members arms no timer, so an idle broker's coordinator thread never wakes.
  */
 public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GroupCoordinator.class);
-    static final long EXPIRY_CHECK_MILLIS = 50;
+    /**
+     * The timer looks again at least this often while there are members, even when the earliest session deadline is
+     * further away: the clock is injected, and one that jumps ahead (a test's manual clock, a corrected wall clock)
+     * still expires sessions within this long.
+     */
+    static final long MAX_EXPIRY_CHECK_MILLIS = 1_000;
 
     private final OffsetStore store;
     private final Function<String, Set<TopicPartition>> partitionsOfTopic;
@@ -50,6 +58,9 @@ public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
     private final Map<String, Map<TopicPartition, Long>> committed;
     private final AtomicLong memberIds = new AtomicLong();
     private final ScheduledExecutorService timer;
+    /** the armed expiry check and when it runs (System.nanoTime), or null when none is armed; guarded by this */
+    private ScheduledFuture<?> expiryCheck;
+    private long expiryCheckAtNanos;
 
     /**
      * @param partitionsOfTopic the partitions of a topic; throws UnknownTopicException for an unknown topic
@@ -59,8 +70,9 @@ public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
         this.partitionsOfTopic = partitionsOfTopic;
         this.clock = clock;
         this.committed = store.loadAll();
-        this.timer = Executors.newSingleThreadScheduledExecutor(new NamedThreadFactory("sluice-group-sessions"));
-        timer.scheduleWithFixedDelay(this::expireSessions, EXPIRY_CHECK_MILLIS, EXPIRY_CHECK_MILLIS, TimeUnit.MILLISECONDS);
+        ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, new NamedThreadFactory("sluice-group-sessions"));
+        t.setRemoveOnCancelPolicy(true); // a re-armed check leaves no cancelled task behind to wake the thread
+        this.timer = t;
     }
 
     private static final class Group {
@@ -139,6 +151,7 @@ public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
             }
         }
         tryComplete(groupId, group);
+        armExpiryTimer();
         return membership(groupId, id, group, member);
     }
 
@@ -348,6 +361,46 @@ public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
             if (g != null) {
                 expire(groupId, g, now);
             }
+        }
+    }
+
+    /** The timer's task: expire what is due, then arm the next check if members remain. */
+    private synchronized void expiryTimerFired() {
+        expiryCheck = null;
+        expireSessions();
+        armExpiryTimer();
+    }
+
+    /**
+     * Arms the one-shot expiry check for the earliest session deadline (at most {@link #MAX_EXPIRY_CHECK_MILLIS}
+     * ahead), unless one is armed for no later; arms nothing when there are no members. Heartbeats only move deadlines
+     * later, so they leave the armed check alone (it finds nothing due and re-arms); a join arms, since a rejoin may
+     * shorten its member's session timeout. A member that leaves may leave one check that finds nothing and stops.
+     */
+    private void armExpiryTimer() {
+        long earliest = Long.MAX_VALUE;
+        for (Group g : groups.values()) {
+            for (Member m : g.members.values()) {
+                // expire() removes a member once now - lastSeen > timeout: due one millisecond after the timeout
+                earliest = Math.min(earliest, m.lastSeenMillis + m.sessionTimeoutMillis + 1);
+            }
+        }
+        if (earliest == Long.MAX_VALUE) {
+            return;
+        }
+        long delayMillis = Math.max(0, Math.min(MAX_EXPIRY_CHECK_MILLIS, earliest - clock.epochMillis()));
+        long at = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis);
+        if (expiryCheck != null) {
+            if (expiryCheckAtNanos - at <= 0) {
+                return;
+            }
+            expiryCheck.cancel(false);
+        }
+        try {
+            expiryCheck = timer.schedule(this::expiryTimerFired, delayMillis, TimeUnit.MILLISECONDS);
+            expiryCheckAtNanos = at;
+        } catch (RejectedExecutionException closed) {
+            expiryCheck = null; // the coordinator is closed: sessions no longer matter
         }
     }
 
