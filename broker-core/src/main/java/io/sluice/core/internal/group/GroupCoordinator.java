@@ -11,6 +11,7 @@ import org.slf4j.LoggerFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,6 +26,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 
 /**
@@ -60,6 +62,8 @@ public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
     private final ScheduledExecutorService timer;
     /** the armed expiry check and when it runs (System.nanoTime), or null when none is armed; guarded by this */
     private ScheduledFuture<?> expiryCheck;
+    /** embedded members' polling threads to unpark when their group's rebalance starts or completes; guarded by this */
+    private final Map<String, Set<Thread>> rebalanceWaiters = new HashMap<>();
     private long expiryCheckAtNanos;
 
     /**
@@ -429,11 +433,36 @@ public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
         LOG.debug("group '{}' has no members left: dropped (its committed offsets stay)", groupId);
     }
 
-    private static void startRebalance(String groupId, Group group, String why) {
+    private void startRebalance(String groupId, Group group, String why) {
         if (!group.rebalancing) {
             group.rebalancing = true;
             group.members.values().forEach(m -> m.rejoined = false);
             LOG.debug("group '{}': rebalance after generation {}: {}", groupId, group.generation, why);
+            wakeWaiters(groupId);
+        }
+    }
+
+    /**
+     * {@code waiter} (an embedded member's polling thread) is unparked whenever a rebalance of {@code groupId} starts
+     * or completes, until {@link #stopWakingOnRebalance}: a member waiting for data learns of the rebalance at once
+     * instead of by heartbeating on a short timer. Register before the heartbeat that the wake-up should follow, so
+     * that no change between that heartbeat and the park is missed.
+     */
+    public synchronized void wakeOnRebalance(String groupId, Thread waiter) {
+        rebalanceWaiters.computeIfAbsent(groupId, g -> new HashSet<>()).add(waiter);
+    }
+
+    public synchronized void stopWakingOnRebalance(String groupId, Thread waiter) {
+        Set<Thread> waiters = rebalanceWaiters.get(groupId);
+        if (waiters != null && waiters.remove(waiter) && waiters.isEmpty()) {
+            rebalanceWaiters.remove(groupId);
+        }
+    }
+
+    private void wakeWaiters(String groupId) {
+        Set<Thread> waiters = rebalanceWaiters.get(groupId);
+        if (waiters != null) {
+            waiters.forEach(LockSupport::unpark);
         }
     }
 
@@ -473,6 +502,7 @@ public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
             i++;
         }
         LOG.debug("group '{}': generation {} with {} members", groupId, group.generation, n);
+        wakeWaiters(groupId);
     }
 
     private static Membership membership(String groupId, String memberId, Group group, Member m) {
