@@ -31,7 +31,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the busiest thread groups by CPU and by wake-ups ({@link ThreadUsage}). A thread that wakes for nothing shows as
  * wake-ups per second with almost no CPU; each costs a context switch and keeps the core out of deep idle states.
  *
- * <pre>java $(cat jmh-benchmarks/target/jvm.options) -cp jmh-benchmarks/target/benchmarks.jar io.sluice.bench.IdleCpu [seconds] [partitions]</pre>
+ * <pre>java $(cat jmh-benchmarks/target/jvm.options) -cp jmh-benchmarks/target/benchmarks.jar io.sluice.bench.IdleCpu [seconds] [partitions] [settle seconds, 5]</pre>
  */
 public final class IdleCpu {
     private IdleCpu() {
@@ -40,6 +40,7 @@ public final class IdleCpu {
     public static void main(String[] args) throws Exception {
         int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 30;
         int partitions = args.length > 1 ? Integer.parseInt(args[1]) : 16;
+        int settleSeconds = args.length > 2 ? Integer.parseInt(args[2]) : 5;
         AtomicBoolean running = new AtomicBoolean(true);
         try (TempDir dir = new TempDir(Path.of(System.getProperty("java.io.tmpdir")), "sluice-idle");
              Broker broker = Broker.open(BrokerConfig.builder(dir.resolve("broker")).build())) {
@@ -69,7 +70,9 @@ public final class IdleCpu {
                 }, "idle-remote-consumer");
                 embedded.start();
                 remote.start();
-                Thread.sleep(5_000); // settle: JIT, connections, the first long polls (a measurement tool, not a test)
+                // settle: JIT, connections, the first long polls (a measurement tool, not a test). The JIT keeps
+                // compiling the idle loops for a while: a longer settle shows the steady state without it
+                Thread.sleep(settleSeconds * 1_000L);
                 long[] before = cpuTicks();
                 ThreadUsage threadsBefore = ThreadUsage.snapshot();
                 long t0 = System.nanoTime();
