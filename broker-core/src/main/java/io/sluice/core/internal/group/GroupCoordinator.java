@@ -62,9 +62,9 @@ public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
     private final ScheduledExecutorService timer;
     /** the armed expiry check and when it runs (System.nanoTime), or null when none is armed; guarded by this */
     private ScheduledFuture<?> expiryCheck;
+    private long expiryCheckAtNanos;
     /** embedded members' polling threads to unpark when their group's rebalance starts or completes; guarded by this */
     private final Map<String, Set<Thread>> rebalanceWaiters = new HashMap<>();
-    private long expiryCheckAtNanos;
 
     /**
      * @param partitionsOfTopic the partitions of a topic; throws UnknownTopicException for an unknown topic
