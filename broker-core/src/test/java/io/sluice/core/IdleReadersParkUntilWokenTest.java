@@ -19,7 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Issue 12, "wake, don't poll": with the default SLEEPING wait strategy, the threads of an idle broker park without
  * a timer (state {@code WAITING}, never {@code TIMED_WAITING}: no periodic wake-ups), and the next event wakes
- * exactly the readers waiting for it — journal writer, subscriber, and an embedded consumer's poll.
+ * exactly the readers waiting for it — journal writer, subscriber, and an embedded consumer's poll. The group
+ * coordinator's session timer is armed only while a group has members.
  */
 class IdleReadersParkUntilWokenTest {
     private static final Duration DEADLINE = Duration.ofSeconds(60);
@@ -70,6 +71,30 @@ class IdleReadersParkUntilWokenTest {
                 assertThat(got.get(0).partition()).isEqualTo(3);
             }
         }
+    }
+
+    @Test
+    void theGroupSessionTimerIsArmedOnlyWhileAGroupHasMembers() throws Exception {
+        try (Broker broker = Broker.open(BrokerConfig.builder(dir).build())) {
+            broker.createTopic(TopicConfig.of("idle", 2));
+            // no member: no timer (the coordinator's thread is not started, or waits without a timeout)
+            Await.until(() -> "no session timer armed without members; now " + groupTimerStates(), DEADLINE,
+                    () -> groupTimerStates().stream().allMatch(s -> s == Thread.State.WAITING));
+
+            try (Consumer member = broker.newConsumer(ConsumerConfig.builder().groupId("g").clientId("m").build())) {
+                member.subscribe("idle");
+                member.poll(Duration.ZERO);
+                Await.until(() -> "the session timer is armed; now " + groupTimerStates(), DEADLINE,
+                        () -> groupTimerStates().equals(List.of(Thread.State.TIMED_WAITING)));
+            } // leaves the group
+            Await.until(() -> "the session timer disarmed after the last member left; now " + groupTimerStates(), DEADLINE,
+                    () -> groupTimerStates().equals(List.of(Thread.State.WAITING)));
+        }
+    }
+
+    private static List<Thread.State> groupTimerStates() {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("sluice-group-sessions"))
+                .map(Thread::getState).toList();
     }
 
     private static Set<Thread> ringThreads() {

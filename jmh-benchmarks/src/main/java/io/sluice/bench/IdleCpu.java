@@ -1,6 +1,7 @@
 package io.sluice.bench;
 
 import io.sluice.bench.internal.TempDir;
+import io.sluice.bench.internal.ThreadUsage;
 import io.sluice.core.Broker;
 import io.sluice.core.BrokerConfig;
 import io.sluice.core.Consumer;
@@ -26,9 +27,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * What an idle broker costs: a broker with one journaled topic of 16 partitions, a live subscriber on it, an embedded
  * consumer and a network consumer (long-polling fetches through {@link BrokerServer}) both waiting on all 16
  * partitions, and nothing produced. After a settling pause it reads this process's utime + stime from
- * {@code /proc/self/stat} over a window (30 s by default) and prints the share of one core used.
+ * {@code /proc/self/stat} over a window (30 s by default) and prints the share of one core used, then where it went:
+ * the busiest thread groups by CPU and by wake-ups ({@link ThreadUsage}). A thread that wakes for nothing shows as
+ * wake-ups per second with almost no CPU; each costs a context switch and keeps the core out of deep idle states.
  *
- * <pre>java $(cat jmh-benchmarks/target/jvm.options) -cp jmh-benchmarks/target/benchmarks.jar io.sluice.bench.IdleCpu [seconds] [partitions]</pre>
+ * <pre>java $(cat jmh-benchmarks/target/jvm.options) -cp jmh-benchmarks/target/benchmarks.jar io.sluice.bench.IdleCpu [seconds] [partitions] [settle seconds, 5]</pre>
  */
 public final class IdleCpu {
     private IdleCpu() {
@@ -37,6 +40,7 @@ public final class IdleCpu {
     public static void main(String[] args) throws Exception {
         int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 30;
         int partitions = args.length > 1 ? Integer.parseInt(args[1]) : 16;
+        int settleSeconds = args.length > 2 ? Integer.parseInt(args[2]) : 5;
         AtomicBoolean running = new AtomicBoolean(true);
         try (TempDir dir = new TempDir(Path.of(System.getProperty("java.io.tmpdir")), "sluice-idle");
              Broker broker = Broker.open(BrokerConfig.builder(dir.resolve("broker")).build())) {
@@ -66,13 +70,15 @@ public final class IdleCpu {
                 }, "idle-remote-consumer");
                 embedded.start();
                 remote.start();
-                Thread.sleep(5_000); // settle: JIT, connections, the first long polls (a measurement tool, not a test)
+                // settle: JIT, connections, the first long polls (a measurement tool, not a test). The JIT keeps
+                // compiling the idle loops for a while: a longer settle shows the steady state without it
+                Thread.sleep(settleSeconds * 1_000L);
                 long[] before = cpuTicks();
-                java.util.Map<String, Long> threadsBefore = threadTicks();
+                ThreadUsage threadsBefore = ThreadUsage.snapshot();
                 long t0 = System.nanoTime();
                 Thread.sleep(seconds * 1_000L);
                 long[] after = cpuTicks();
-                java.util.Map<String, Long> threadsAfter = threadTicks();
+                ThreadUsage threadsAfter = ThreadUsage.snapshot();
                 double wall = (System.nanoTime() - t0) / 1e9;
                 double tick = 100.0; // USER_HZ: 100 on Linux
                 double user = (after[0] - before[0]) / tick;
@@ -80,13 +86,7 @@ public final class IdleCpu {
                 System.out.printf("idle broker, %d partitions, subscriber + embedded consumer + network consumer: "
                                 + "%.2f s user + %.2f s sys over %.1f s = %.2f%% of one core%n",
                         partitions, user, sys, wall, 100 * (user + sys) / wall);
-                // where it went: the busiest threads (names as the kernel keeps them, 15 characters)
-                threadsAfter.entrySet().stream()
-                        .map(e -> java.util.Map.entry(e.getKey(), e.getValue() - threadsBefore.getOrDefault(e.getKey(), 0L)))
-                        .filter(e -> e.getValue() > 0)
-                        .sorted(java.util.Map.Entry.<String, Long>comparingByValue().reversed())
-                        .limit(8)
-                        .forEach(e -> System.out.printf("  %-24s %.2f s%n", e.getKey(), e.getValue() / tick));
+                ThreadUsage.print(ThreadUsage.between(threadsBefore, threadsAfter), wall, 10);
                 running.set(false);
                 embedded.join(10_000);
                 remote.join(10_000);
@@ -94,24 +94,6 @@ public final class IdleCpu {
                 server.close();
             }
         }
-    }
-
-    /** utime + stime per thread, keyed by "name/tid". */
-    private static java.util.Map<String, Long> threadTicks() throws java.io.IOException {
-        java.util.Map<String, Long> out = new java.util.HashMap<>();
-        try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
-            for (Path task : (Iterable<Path>) tasks::iterator) {
-                try {
-                    String stat = Files.readString(task.resolve("stat"), StandardCharsets.US_ASCII);
-                    String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                    out.put(name + "/" + task.getFileName(), Long.parseLong(f[14 - 3]) + Long.parseLong(f[15 - 3]));
-                } catch (java.io.IOException | RuntimeException gone) {
-                    // the thread ended between the listing and the read
-                }
-            }
-        }
-        return out;
     }
 
     /** utime and stime of this process, in clock ticks (fields 14 and 15 of /proc/self/stat). */

@@ -299,6 +299,16 @@ public final class LocalBroker implements Broker, LocalProducer.Rings, LocalCons
     }
 
     @Override
+    public void wakeOnRebalance(String groupId, Thread waiter) {
+        groups.wakeOnRebalance(groupId, waiter);
+    }
+
+    @Override
+    public void stopWakingOnRebalance(String groupId, Thread waiter) {
+        groups.stopWakingOnRebalance(groupId, waiter);
+    }
+
+    @Override
     public Runnable onNextAppend(java.util.Collection<TopicPartition> partitions, Runnable wake) {
         java.util.List<JournalProgress> watched = new java.util.ArrayList<>(partitions.size());
         for (TopicPartition tp : partitions) {

@@ -464,6 +464,25 @@ class RequestHandlerTest {
     }
 
     @Test
+    void anIdleConnectionArmsNoTimerAndOnlyAnIncompleteFrameArmsTheFrameTimeoutCheck() {
+        EmbeddedChannel ch = channel(BrokerServerConfig.builder().maxFrameSize(4096).frameTimeoutMillis(30_000).build());
+        ch.writeInbound(request(ApiKey.API_VERSIONS, 1, b -> { }));
+        assertThat(responses(ch)).extracting(Response::code).containsExactly(Code.NONE);
+        assertThat(ch.runScheduledPendingTasks()).as("next timer of an idle connection (-1: none)").isEqualTo(-1);
+
+        ByteBuf whole = request(ApiKey.API_VERSIONS, 2, b -> { });
+        ch.writeInbound(whole.readRetainedSlice(5)); // the length field and one byte: the frame is incomplete
+        long next = ch.runScheduledPendingTasks();
+        assertThat(next).as("a frame-timeout check is armed").isGreaterThan(0)
+                .isLessThanOrEqualTo(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(30_000) + 1);
+
+        ch.writeInbound(whole); // the rest arrives: answered; the armed check will find nothing and not re-arm
+        assertThat(responses(ch)).extracting(Response::correlationId).containsExactly(2);
+        assertThat(ch.isActive()).isTrue();
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
     void connectionsBeyondMaxUnauthenticatedConnectionsAreClosedAtOnceAndAuthenticatingFreesASlot() {
         ServerCounters counters = new ServerCounters();
         ServerContext context = context(broker, withToken().build(), counters); // at most 2 unauthenticated

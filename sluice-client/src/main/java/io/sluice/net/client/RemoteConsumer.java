@@ -59,8 +59,13 @@ import java.util.function.Function;
  */
 public final class RemoteConsumer implements Consumer {
     private static final Logger LOG = LoggerFactory.getLogger(RemoteConsumer.class);
-    /** Longest single long-poll; poll loops for longer timeouts so heartbeats keep flowing. */
-    private static final long MAX_FETCH_WAIT_MILLIS = 500;
+    /**
+     * Longest single long-poll: the broker's default cap ({@code max.fetch.wait.ms}); a broker with a lower cap answers
+     * sooner and the poll asks again. A poll waits in one fetch for as long as it may (its timeout, or, in a group,
+     * until the next heartbeat is due), so an idle consumer costs one round trip per poll or per heartbeat interval,
+     * not one every few hundred milliseconds. Records are answered as soon as they are appended, however long the wait.
+     */
+    private static final long MAX_FETCH_WAIT_MILLIS = 30_000;
     private static final long MAX_HEARTBEAT_INTERVAL_MILLIS = 1_000;
     /** while a rebalance is pending the consumer rejoins this often (each rejoin keeps its session alive) */
     private static final long PENDING_REJOIN_NANOS = 50_000_000L;
@@ -75,6 +80,8 @@ public final class RemoteConsumer implements Consumer {
     /** Fetched records not yet returned by poll: one run of consecutive offsets of one partition per fetched partition. */
     private final ArrayDeque<Run> buffer = new ArrayDeque<>();
     private CompletableFuture<Fetch.Response> inFlightFetch;
+    /** the long-poll wait the in-flight fetch asked for: awaiting its answer allows that plus the request timeout */
+    private long inFlightWaitMillis;
     private String subscribedTopic;
     private String memberId;
     private int generation = ConsumerGroups.NO_GENERATION;
@@ -196,8 +203,12 @@ public final class RemoteConsumer implements Consumer {
                 continue;
             }
             if (inFlightFetch == null) {
-                long waitMillis = Math.max(0, Math.min(TimeUnit.NANOSECONDS.toMillis(leftNanos), MAX_FETCH_WAIT_MILLIS));
-                inFlightFetch = sendFetch((int) waitMillis);
+                long waitNanos = Math.min(leftNanos, TimeUnit.MILLISECONDS.toNanos(MAX_FETCH_WAIT_MILLIS));
+                if (memberId != null) {
+                    // back in time for the next heartbeat (maybeHeartbeat just ran: a whole interval is left)
+                    waitNanos = Math.min(waitNanos, lastHeartbeatNanos + heartbeatIntervalNanos() - System.nanoTime());
+                }
+                inFlightFetch = sendFetch((int) Math.max(0, TimeUnit.NANOSECONDS.toMillis(waitNanos)));
             }
             absorb(awaitFetch());
             if (buffer.isEmpty() && deadline - System.nanoTime() <= 0) {
@@ -277,6 +288,7 @@ public final class RemoteConsumer implements Consumer {
             partitions.add(new Fetch.PartitionRequest(tp, fetchPosition(tp), config.maxPollBytes()));
         }
         Fetch.Request request = new Fetch.Request(maxWaitMillis, config.maxPollBytes(), partitions);
+        inFlightWaitMillis = maxWaitMillis;
         return connector.connected().request(ApiKey.FETCH, request::encode, in -> Fetch.Response.decodeBatches(in, request));
     }
 
@@ -296,7 +308,7 @@ public final class RemoteConsumer implements Consumer {
     private Fetch.Response awaitFetch() {
         CompletableFuture<Fetch.Response> f = inFlightFetch;
         inFlightFetch = null;
-        return await(f, MAX_FETCH_WAIT_MILLIS + requestTimeoutMillis, ApiKey.FETCH);
+        return await(f, inFlightWaitMillis + requestTimeoutMillis, ApiKey.FETCH);
     }
 
     private void absorb(Fetch.Response response) {

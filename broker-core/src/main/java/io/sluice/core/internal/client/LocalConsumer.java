@@ -43,6 +43,11 @@ public final class LocalConsumer implements Consumer {
         /** Signalled by the partition's journal writer after each batch: a waiting poll parks on it. */
         JournalProgress progress(TopicPartition partition);
 
+        /** Unparks {@code waiter} whenever a rebalance of the group starts or completes, until {@link #stopWakingOnRebalance}. */
+        void wakeOnRebalance(String groupId, Thread waiter);
+
+        void stopWakingOnRebalance(String groupId, Thread waiter);
+
         Set<TopicPartition> partitionsOf(String topic);
 
         ConsumerGroups groups();
@@ -50,8 +55,12 @@ public final class LocalConsumer implements Consumer {
         boolean isClosed();
     }
 
-    /** while a poll waits for data, the group hears from it this often (and once at every poll). */
-    private static final long HEARTBEAT_WHILE_WAITING_NANOS = 100_000_000L;
+    /**
+     * While a poll waits for data the group hears from it at least this often (and once at every poll and after every
+     * wake-up). A rebalance does not wait for it: the coordinator wakes the waiting poll
+     * ({@link Journals#wakeOnRebalance}).
+     */
+    private static final long MAX_HEARTBEAT_INTERVAL_NANOS = 1_000_000_000L;
 
     private final Journals journals;
     private final ConsumerConfig config;
@@ -224,48 +233,70 @@ public final class LocalConsumer implements Consumer {
     public List<ConsumerRecord> poll(Duration timeout) {
         ensureOpen();
         long deadline = System.nanoTime() + timeout.toNanos();
-        long lastHeartbeat = 0;
-        List<ConsumerRecord> out = new ArrayList<>();
-        while (true) {
-            long now = System.nanoTime();
-            if (memberId != null && (lastHeartbeat == 0 || now - lastHeartbeat >= HEARTBEAT_WHILE_WAITING_NANOS)) {
-                heartbeat();
-                lastHeartbeat = now;
-            }
-            readAvailable(out);
-            if (!out.isEmpty() || System.nanoTime() >= deadline) {
-                return out;
-            }
-            if (journals.isClosed()) {
-                throw new SluiceException.ClosedException("broker is closed");
-            }
-            // Wait to be woken by a journal writer, not on a polling timer: the only timers are the poll's own
-            // deadline and, in a group, the heartbeat. Register, re-check, then park (no lost wake-up).
-            long wait = deadline - System.nanoTime();
-            if (memberId != null) {
-                wait = Math.min(wait, HEARTBEAT_WHILE_WAITING_NANOS - (System.nanoTime() - lastHeartbeat));
-            }
-            Thread me = Thread.currentThread();
-            List<JournalProgress> watched = new ArrayList<>(readers.size());
-            for (TopicPartition tp : readers.keySet()) {
-                JournalProgress p = journals.progress(tp);
-                p.register(me);
-                watched.add(p);
-            }
-            try {
+        Thread me = Thread.currentThread();
+        String group = memberId != null ? config.groupId() : null;
+        if (group != null) {
+            // before the first heartbeat: a rebalance that starts or completes after it wakes the park below
+            journals.wakeOnRebalance(group, me);
+        }
+        try {
+            long lastHeartbeat = 0;
+            List<ConsumerRecord> out = new ArrayList<>();
+            while (true) {
+                long now = System.nanoTime();
+                if (memberId != null && (lastHeartbeat == 0 || now - lastHeartbeat >= heartbeatIntervalNanos())) {
+                    heartbeat();
+                    lastHeartbeat = now;
+                }
                 readAvailable(out);
-                if (!out.isEmpty()) {
+                if (!out.isEmpty() || System.nanoTime() >= deadline) {
                     return out;
                 }
-                if (wait > 0) {
-                    LockSupport.parkNanos(this, wait);
+                if (journals.isClosed()) {
+                    throw new SluiceException.ClosedException("broker is closed");
                 }
-            } finally {
-                for (JournalProgress p : watched) {
-                    p.unregister(me);
+                // Wait to be woken by a journal writer or by the group (a rebalance), not on a polling timer: the
+                // only timers are the poll's own deadline and, in a group, the heartbeat that keeps the session
+                // alive. Register, re-check, then park (no lost wake-up).
+                long wait = deadline - System.nanoTime();
+                if (memberId != null) {
+                    wait = Math.min(wait, heartbeatIntervalNanos() - (System.nanoTime() - lastHeartbeat));
                 }
+                List<JournalProgress> watched = new ArrayList<>(readers.size());
+                for (TopicPartition tp : readers.keySet()) {
+                    JournalProgress p = journals.progress(tp);
+                    p.register(me);
+                    watched.add(p);
+                }
+                try {
+                    readAvailable(out);
+                    if (!out.isEmpty()) {
+                        return out;
+                    }
+                    if (wait > 0) {
+                        LockSupport.parkNanos(this, wait);
+                    }
+                    readAvailable(out); // woken by an append: deliver without a heartbeat first
+                    if (!out.isEmpty()) {
+                        return out;
+                    }
+                } finally {
+                    for (JournalProgress p : watched) {
+                        p.unregister(me);
+                    }
+                }
+                lastHeartbeat = 0; // woken by the group (or the timer, or spuriously): the heartbeat tells what changed
+            }
+        } finally {
+            if (group != null) {
+                journals.stopWakingOnRebalance(group, me);
             }
         }
+    }
+
+    /** While a poll waits: a third of the session timeout, at most a second (as the network consumer heartbeats). */
+    private long heartbeatIntervalNanos() {
+        return Math.max(1_000_000L, Math.min(MAX_HEARTBEAT_INTERVAL_NANOS, config.sessionTimeoutMillis() * 1_000_000L / 3));
     }
 
     /** Heartbeat, or rejoin while a rebalance is pending; a refused heartbeat drops every partition first. */

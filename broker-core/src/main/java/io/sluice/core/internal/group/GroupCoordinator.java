@@ -11,6 +11,7 @@ import org.slf4j.LoggerFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,10 +20,13 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 
 /**
@@ -36,12 +40,18 @@ import java.util.function.Function;
  * <b>rebalancing</b> (a member joined, left or expired; the current generation's members keep their partitions
  * until they rejoin). The rebalance completes — generation + 1, range assignment over the members sorted by id —
  * when every member has rejoined since it started (a rejoin means "I stopped reading"), members that do not
- * rejoin being removed when their session expires. Sessions are checked by a timer
- * ({@value #EXPIRY_CHECK_MILLIS} ms) as well as on every call, with the injected clock.
+ * rejoin being removed when their session expires. Sessions are checked on every call, with the injected clock, and
+ * by a one-shot timer armed for the earliest session deadline (see {@link #armExpiryTimer}): a coordinator without
+ * members arms no timer, so an idle broker's coordinator thread never wakes.
  */
 public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GroupCoordinator.class);
-    static final long EXPIRY_CHECK_MILLIS = 50;
+    /**
+     * The timer looks again at least this often while there are members, even when the earliest session deadline is
+     * further away: the clock is injected, and one that jumps ahead (a test's manual clock, a corrected wall clock)
+     * still expires sessions within this long.
+     */
+    static final long MAX_EXPIRY_CHECK_MILLIS = 1_000;
 
     private final OffsetStore store;
     private final Function<String, Set<TopicPartition>> partitionsOfTopic;
@@ -50,6 +60,11 @@ public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
     private final Map<String, Map<TopicPartition, Long>> committed;
     private final AtomicLong memberIds = new AtomicLong();
     private final ScheduledExecutorService timer;
+    /** the armed expiry check and when it runs (System.nanoTime), or null when none is armed; guarded by this */
+    private ScheduledFuture<?> expiryCheck;
+    private long expiryCheckAtNanos;
+    /** embedded members' polling threads to unpark when their group's rebalance starts or completes; guarded by this */
+    private final Map<String, Set<Thread>> rebalanceWaiters = new HashMap<>();
 
     /**
      * @param partitionsOfTopic the partitions of a topic; throws UnknownTopicException for an unknown topic
@@ -59,8 +74,9 @@ public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
         this.partitionsOfTopic = partitionsOfTopic;
         this.clock = clock;
         this.committed = store.loadAll();
-        this.timer = Executors.newSingleThreadScheduledExecutor(new NamedThreadFactory("sluice-group-sessions"));
-        timer.scheduleWithFixedDelay(this::expireSessions, EXPIRY_CHECK_MILLIS, EXPIRY_CHECK_MILLIS, TimeUnit.MILLISECONDS);
+        ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, new NamedThreadFactory("sluice-group-sessions"));
+        t.setRemoveOnCancelPolicy(true); // a re-armed check leaves no cancelled task behind to wake the thread
+        this.timer = t;
     }
 
     private static final class Group {
@@ -139,6 +155,7 @@ public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
             }
         }
         tryComplete(groupId, group);
+        armExpiryTimer();
         return membership(groupId, id, group, member);
     }
 
@@ -351,6 +368,46 @@ public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
         }
     }
 
+    /** The timer's task: expire what is due, then arm the next check if members remain. */
+    private synchronized void expiryTimerFired() {
+        expiryCheck = null;
+        expireSessions();
+        armExpiryTimer();
+    }
+
+    /**
+     * Arms the one-shot expiry check for the earliest session deadline (at most {@link #MAX_EXPIRY_CHECK_MILLIS}
+     * ahead), unless one is armed for no later; arms nothing when there are no members. Heartbeats only move deadlines
+     * later, so they leave the armed check alone (it finds nothing due and re-arms); a join arms, since a rejoin may
+     * shorten its member's session timeout. A member that leaves may leave one check that finds nothing and stops.
+     */
+    private void armExpiryTimer() {
+        long earliest = Long.MAX_VALUE;
+        for (Group g : groups.values()) {
+            for (Member m : g.members.values()) {
+                // expire() removes a member once now - lastSeen > timeout: due one millisecond after the timeout
+                earliest = Math.min(earliest, m.lastSeenMillis + m.sessionTimeoutMillis + 1);
+            }
+        }
+        if (earliest == Long.MAX_VALUE) {
+            return;
+        }
+        long delayMillis = Math.max(0, Math.min(MAX_EXPIRY_CHECK_MILLIS, earliest - clock.epochMillis()));
+        long at = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis);
+        if (expiryCheck != null) {
+            if (expiryCheckAtNanos - at <= 0) {
+                return;
+            }
+            expiryCheck.cancel(false);
+        }
+        try {
+            expiryCheck = timer.schedule(this::expiryTimerFired, delayMillis, TimeUnit.MILLISECONDS);
+            expiryCheckAtNanos = at;
+        } catch (RejectedExecutionException closed) {
+            expiryCheck = null; // the coordinator is closed: sessions no longer matter
+        }
+    }
+
     private void expire(String groupId, Group group, long now) {
         List<String> expired = new ArrayList<>();
         group.members.forEach((id, m) -> {
@@ -376,11 +433,36 @@ public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
         LOG.debug("group '{}' has no members left: dropped (its committed offsets stay)", groupId);
     }
 
-    private static void startRebalance(String groupId, Group group, String why) {
+    private void startRebalance(String groupId, Group group, String why) {
         if (!group.rebalancing) {
             group.rebalancing = true;
             group.members.values().forEach(m -> m.rejoined = false);
             LOG.debug("group '{}': rebalance after generation {}: {}", groupId, group.generation, why);
+            wakeWaiters(groupId);
+        }
+    }
+
+    /**
+     * {@code waiter} (an embedded member's polling thread) is unparked whenever a rebalance of {@code groupId} starts
+     * or completes, until {@link #stopWakingOnRebalance}: a member waiting for data learns of the rebalance at once
+     * instead of by heartbeating on a short timer. Register before the heartbeat that the wake-up should follow, so
+     * that no change between that heartbeat and the park is missed.
+     */
+    public synchronized void wakeOnRebalance(String groupId, Thread waiter) {
+        rebalanceWaiters.computeIfAbsent(groupId, g -> new HashSet<>()).add(waiter);
+    }
+
+    public synchronized void stopWakingOnRebalance(String groupId, Thread waiter) {
+        Set<Thread> waiters = rebalanceWaiters.get(groupId);
+        if (waiters != null && waiters.remove(waiter) && waiters.isEmpty()) {
+            rebalanceWaiters.remove(groupId);
+        }
+    }
+
+    private void wakeWaiters(String groupId) {
+        Set<Thread> waiters = rebalanceWaiters.get(groupId);
+        if (waiters != null) {
+            waiters.forEach(LockSupport::unpark);
         }
     }
 
@@ -420,6 +502,7 @@ public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
             i++;
         }
         LOG.debug("group '{}': generation {} with {} members", groupId, group.generation, n);
+        wakeWaiters(groupId);
     }
 
     private static Membership membership(String groupId, String memberId, Group group, Member m) {

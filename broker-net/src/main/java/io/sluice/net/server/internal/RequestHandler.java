@@ -113,8 +113,6 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
             countedUnauthenticated = true;
             authDeadline = ctx.executor().schedule(this::authTimedOut, server.config.authTimeoutMillis(), TimeUnit.MILLISECONDS);
         }
-        long period = Math.max(10, Math.min(1_000, server.config.frameTimeoutMillis() / 4));
-        frameCheck = ctx.executor().scheduleAtFixedRate(this::closeSlowFrames, period, period, TimeUnit.MILLISECONDS);
         super.channelActive(ctx);
     }
 
@@ -149,14 +147,43 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
     }
 
     /** Slow-drip defence: a frame that started arriving must complete within frameTimeoutMillis. */
+    /**
+     * After each read: when a frame is left incomplete, arm a one-shot check for the moment it becomes too old
+     * ({@code frameTimeoutMillis} after its first bytes). A connection without a partial frame has no timer, so an
+     * idle connection (a long-polling fetch) never wakes its event loop.
+     */
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        armFrameCheck();
+        super.channelReadComplete(ctx);
+    }
+
+    private void armFrameCheck() {
+        if (frameCheck != null) {
+            return;
+        }
+        FrameDecoder decoder = ctx.pipeline().get(FrameDecoder.class);
+        long age = decoder == null ? 0 : decoder.partialFrameAgeNanos(System.nanoTime());
+        if (age > 0) {
+            long left = Math.max(0, TimeUnit.MILLISECONDS.toNanos(server.config.frameTimeoutMillis()) - age);
+            frameCheck = ctx.executor().schedule(this::closeSlowFrames, left + 1, TimeUnit.NANOSECONDS);
+        }
+    }
+
     private void closeSlowFrames() {
+        frameCheck = null;
+        if (!ctx.channel().isActive()) {
+            return;
+        }
         FrameDecoder decoder = ctx.pipeline().get(FrameDecoder.class);
         if (decoder != null && decoder.partialFrameAgeNanos(System.nanoTime()) > TimeUnit.MILLISECONDS.toNanos(server.config.frameTimeoutMillis())) {
             server.counters.protocolErrors.increment();
             LOG.warn("closing connection {}: a frame stayed incomplete for more than frameTimeoutMillis={}",
                     ctx.channel().remoteAddress(), server.config.frameTimeoutMillis());
             ctx.close();
+            return;
         }
+        armFrameCheck(); // a newer partial frame (the old one completed): check it when it is due
     }
 
     @Override
@@ -214,6 +241,7 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         if (frameCheck != null) {
             frameCheck.cancel(false);
+            frameCheck = null;
         }
         leaveUnauthenticated();
         for (ByteBuf frame : waiting) {
