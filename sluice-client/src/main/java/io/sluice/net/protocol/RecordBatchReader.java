@@ -7,6 +7,7 @@ import io.sluice.core.SluiceException;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.zip.CRC32C;
 
@@ -37,7 +38,8 @@ import java.util.zip.CRC32C;
  * mapped document in a {@code ByteBuffer} first. Both follow the same diagram and are tested against each other's
  * output (the broker writes with the codec, network tests read with this class).
  *
- * <p>Single-threaded and reusable; allocates only the records it returns.
+ * <p>Single-threaded and reusable; allocates only the records it returns (and, once, a scratch array as large as the
+ * largest batch of a buffer without a backing array).
  */
 public final class RecordBatchReader {
     public static final byte MAGIC = 2;
@@ -72,6 +74,10 @@ public final class RecordBatchReader {
     }
 
     private final CRC32C crc = new CRC32C();
+    /** Batches of buffers without a backing array are copied here to be walked; grows to the largest batch seen. */
+    private byte[] scratch = new byte[0];
+    /** Set by {@link #array}: index {@code i} of the ByteBuf is index {@code i + arrayShift} of the array it returned. */
+    private int arrayShift;
 
     /**
      * Decodes every batch in {@code in}'s readable bytes (consuming them), handing {@code out} the records at or after
@@ -96,14 +102,17 @@ public final class RecordBatchReader {
         long baseOffset = in.getLong(start);
         long baseTimestamp = in.getLong(start + BASE_TIMESTAMP_OFFSET);
         int count = in.getInt(start + RECORDS_COUNT_OFFSET);
+        byte[] a = array(in, start, end);
+        int shift = arrayShift;
         int added = 0;
-        int p = start + HEADER_SIZE;
+        int p = start + HEADER_SIZE + shift;
+        int limit = end + shift;
         try {
             for (int i = 0; i < count; i++) {
-                int recordEnd = recordEnd(in, p, end, baseOffset, i);
-                p = skipVarint(in, p, end);
+                int recordEnd = recordEnd(a, p, limit, baseOffset, i);
+                p = skipVarint(a, p, limit);
                 if (baseOffset + i >= fromOffset) {
-                    out.add(readRecord(in, p, recordEnd, topic, partition, baseOffset, baseTimestamp, i));
+                    out.add(readRecord(a, p, recordEnd, topic, partition, baseOffset, baseTimestamp, i));
                     added++;
                 }
                 p = recordEnd;
@@ -111,11 +120,30 @@ public final class RecordBatchReader {
         } catch (IndexOutOfBoundsException | IllegalStateException e) {
             throw new DamagedBatchException(baseOffset, "malformed record: " + e.getMessage());
         }
-        if (p != end) {
-            throw new DamagedBatchException(baseOffset, (end - p) + " bytes left after the batch's " + count + " records");
+        if (p != limit) {
+            throw new DamagedBatchException(baseOffset, (limit - p) + " bytes left after the batch's " + count + " records");
         }
         in.readerIndex(end);
         return added;
+    }
+
+    /**
+     * The bytes of {@code in[start, end)} as an array: {@code in}'s own when it has one, else copied once into this
+     * reader's scratch array (one bulk copy per batch, so the record walk reads a plain array, not a ByteBuf a byte at
+     * a time). Index {@code i} of {@code in} is index {@code i + arrayShift} of the result.
+     */
+    private byte[] array(ByteBuf in, int start, int end) {
+        if (in.hasArray()) {
+            arrayShift = in.arrayOffset();
+            return in.array();
+        }
+        int length = end - start;
+        if (scratch.length < length) {
+            scratch = new byte[(int) Math.max(length, Math.min(Integer.MAX_VALUE - 8, scratch.length * 2L))];
+        }
+        in.getBytes(start, scratch, 0, length);
+        arrayShift = -start;
+        return scratch;
     }
 
     /**
@@ -153,37 +181,40 @@ public final class RecordBatchReader {
         }
         long baseTimestamp = in.getLong(start + BASE_TIMESTAMP_OFFSET);
         long maxTimestamp = Long.MIN_VALUE;
-        int p = start + HEADER_SIZE;
+        byte[] a = array(in, start, end);
+        int shift = arrayShift;
+        int p = start + HEADER_SIZE + shift;
+        int limit = end + shift;
         try {
             for (int i = 0; i < count; i++) {
-                int recordEnd = recordEnd(in, p, end, -1, i);
-                p = skipVarint(in, p, recordEnd);
-                if (in.getByte(p) != 0) {
-                    throw new IllegalStateException("record " + i + " has attributes " + in.getByte(p));
+                int recordEnd = recordEnd(a, p, limit, -1, i);
+                p = skipVarint(a, p, recordEnd);
+                if (p >= recordEnd || a[p] != 0) {
+                    throw new IllegalStateException("record " + i + " has attributes " + (p < recordEnd ? a[p] : "missing"));
                 }
                 p++;
-                maxTimestamp = Math.max(maxTimestamp, baseTimestamp + readVarlong(in, p, recordEnd));
-                p = skipVarint(in, p, recordEnd);
-                int offsetDelta = readVarint(in, p, recordEnd);
+                maxTimestamp = Math.max(maxTimestamp, baseTimestamp + readVarlong(a, p, recordEnd));
+                p = skipVarint(a, p, recordEnd);
+                int offsetDelta = readVarint(a, p, recordEnd);
                 if (offsetDelta != i) {
                     throw new IllegalStateException("record " + i + " has offset delta " + offsetDelta);
                 }
-                p = skipVarint(in, p, recordEnd);
-                int keyLength = readVarint(in, p, recordEnd);
-                p = skip(in, p, keyLength, recordEnd, -1, "key");
-                int valueLength = readVarint(in, p, recordEnd);
-                p = skip(in, p, valueLength, recordEnd, 0, "value");
+                p = skipVarint(a, p, recordEnd);
+                int keyLength = readVarint(a, p, recordEnd);
+                p = skip(a, p, keyLength, recordEnd, -1, "key");
+                int valueLength = readVarint(a, p, recordEnd);
+                p = skip(a, p, valueLength, recordEnd, 0, "value");
                 long size = 26L + Math.max(0, keyLength) + valueLength;
-                int headerCount = readVarint(in, p, recordEnd);
-                p = skipVarint(in, p, recordEnd);
+                int headerCount = readVarint(a, p, recordEnd);
+                p = skipVarint(a, p, recordEnd);
                 if (headerCount < 0 || headerCount > recordEnd - p) {
                     throw new IllegalStateException("header count " + headerCount);
                 }
                 for (int h = 0; h < headerCount; h++) {
-                    int kl = readVarint(in, p, recordEnd);
-                    p = skip(in, p, kl, recordEnd, 0, "header key");
-                    int vl = readVarint(in, p, recordEnd);
-                    p = skip(in, p, vl, recordEnd, 0, "header value");
+                    int kl = readVarint(a, p, recordEnd);
+                    p = skip(a, p, kl, recordEnd, 0, "header key");
+                    int vl = readVarint(a, p, recordEnd);
+                    p = skip(a, p, vl, recordEnd, 0, "header value");
                     size += 6L + kl + vl;
                 }
                 if (p != recordEnd) {
@@ -197,8 +228,8 @@ public final class RecordBatchReader {
         } catch (IndexOutOfBoundsException | IllegalStateException | DamagedBatchException e) {
             throw new ProtocolException("record batch: malformed record: " + e.getMessage());
         }
-        if (p != end) {
-            throw new ProtocolException("record batch: " + (end - p) + " bytes left after its " + count + " records");
+        if (p != limit) {
+            throw new ProtocolException("record batch: " + (limit - p) + " bytes left after its " + count + " records");
         }
         long statedMax = in.getLong(start + MAX_TIMESTAMP_OFFSET);
         if (statedMax != maxTimestamp) {
@@ -246,9 +277,9 @@ public final class RecordBatchReader {
     }
 
     /** Reads record {@code index}'s length at {@code p}; returns where the record ends, checked against {@code end}. */
-    private static int recordEnd(ByteBuf in, int p, int end, long baseOffset, int index) {
-        int recordLength = readVarint(in, p, end);
-        int recordEnd = skipVarint(in, p, end) + recordLength;
+    private static int recordEnd(byte[] a, int p, int end, long baseOffset, int index) {
+        int recordLength = readVarint(a, p, end);
+        int recordEnd = skipVarint(a, p, end) + recordLength;
         if (recordLength < 0 || recordEnd > end || recordEnd < p) {
             throw new DamagedBatchException(baseOffset, "record " + index + " of " + recordLength
                     + " bytes runs past the end of its batch");
@@ -257,45 +288,45 @@ public final class RecordBatchReader {
     }
 
     /** Moves past a length field at {@code p} and the {@code length} bytes after it; a length below {@code min} is malformed. */
-    private static int skip(ByteBuf in, int p, int length, int limit, int min, String what) {
+    private static int skip(byte[] a, int p, int length, int limit, int min, String what) {
         if (length < min) {
             throw new IllegalStateException(what + " length " + length);
         }
-        p = skipVarint(in, p, limit);
+        p = skipVarint(a, p, limit);
         if (length > limit - p) {
             throw new IllegalStateException(what + " of " + length + " bytes runs past the end of its record");
         }
         return p + Math.max(0, length);
     }
 
-    private static ConsumerRecord readRecord(ByteBuf in, int p, int recordEnd, String topic, int partition,
+    private static ConsumerRecord readRecord(byte[] a, int p, int recordEnd, String topic, int partition,
                                              long baseOffset, long baseTimestamp, int index) {
         p += 1; // attributes
-        long timestampDelta = readVarlong(in, p, recordEnd);
-        p = skipVarint(in, p, recordEnd);
-        int offsetDelta = readVarint(in, p, recordEnd);
-        p = skipVarint(in, p, recordEnd);
+        long timestampDelta = readVarlong(a, p, recordEnd);
+        p = skipVarint(a, p, recordEnd);
+        int offsetDelta = readVarint(a, p, recordEnd);
+        p = skipVarint(a, p, recordEnd);
         if (offsetDelta != index) {
             throw new IllegalStateException("record " + index + " has offset delta " + offsetDelta);
         }
-        int keyLength = readVarint(in, p, recordEnd);
-        p = skipVarint(in, p, recordEnd);
+        int keyLength = readVarint(a, p, recordEnd);
+        p = skipVarint(a, p, recordEnd);
         byte[] key = null;
         if (keyLength >= 0) {
-            key = bytes(in, p, keyLength, recordEnd);
+            key = bytes(a, p, keyLength, recordEnd);
             p += keyLength;
         } else if (keyLength != -1) {
             throw new IllegalStateException("key length " + keyLength);
         }
-        int valueLength = readVarint(in, p, recordEnd);
-        p = skipVarint(in, p, recordEnd);
+        int valueLength = readVarint(a, p, recordEnd);
+        p = skipVarint(a, p, recordEnd);
         if (valueLength < 0) {
             throw new IllegalStateException("value length " + valueLength);
         }
-        byte[] value = bytes(in, p, valueLength, recordEnd);
+        byte[] value = bytes(a, p, valueLength, recordEnd);
         p += valueLength;
-        int headerCount = readVarint(in, p, recordEnd);
-        p = skipVarint(in, p, recordEnd);
+        int headerCount = readVarint(a, p, recordEnd);
+        p = skipVarint(a, p, recordEnd);
         if (headerCount < 0 || headerCount > recordEnd - p) {
             throw new IllegalStateException("header count " + headerCount);
         }
@@ -303,19 +334,19 @@ public final class RecordBatchReader {
         if (headerCount > 0) {
             headers = new ArrayList<>(headerCount);
             for (int h = 0; h < headerCount; h++) {
-                int kl = readVarint(in, p, recordEnd);
-                p = skipVarint(in, p, recordEnd);
+                int kl = readVarint(a, p, recordEnd);
+                p = skipVarint(a, p, recordEnd);
                 if (kl < 0) {
                     throw new IllegalStateException("header key length " + kl);
                 }
-                String k = new String(bytes(in, p, kl, recordEnd), StandardCharsets.UTF_8);
+                String k = new String(bytes(a, p, kl, recordEnd), StandardCharsets.UTF_8);
                 p += kl;
-                int vl = readVarint(in, p, recordEnd);
-                p = skipVarint(in, p, recordEnd);
+                int vl = readVarint(a, p, recordEnd);
+                p = skipVarint(a, p, recordEnd);
                 if (vl < 0) {
                     throw new IllegalStateException("header value length " + vl);
                 }
-                headers.add(new Header(k, bytes(in, p, vl, recordEnd)));
+                headers.add(new Header(k, bytes(a, p, vl, recordEnd)));
                 p += vl;
             }
         }
@@ -325,28 +356,26 @@ public final class RecordBatchReader {
         return new ConsumerRecord(topic, partition, baseOffset + offsetDelta, baseTimestamp + timestampDelta, key, value, headers);
     }
 
-    private static byte[] bytes(ByteBuf in, int p, int length, int limit) {
+    private static byte[] bytes(byte[] a, int p, int length, int limit) {
         if (length > limit - p) {
             throw new IllegalStateException(length + " bytes run past the end of their record");
         }
-        byte[] b = new byte[length];
-        in.getBytes(p, b);
-        return b;
+        return Arrays.copyOfRange(a, p, p + length);
     }
 
-    private static int skipVarint(ByteBuf in, int p, int limit) {
+    private static int skipVarint(byte[] a, int p, int limit) {
         for (int i = 0; i < 10; i++) {
             if (p >= limit) {
                 throw new IllegalStateException("varint runs past the end of its record");
             }
-            if ((in.getByte(p++) & 0x80) == 0) {
+            if ((a[p++] & 0x80) == 0) {
                 return p;
             }
         }
         throw new IllegalStateException("varint longer than 10 bytes");
     }
 
-    private static int readVarint(ByteBuf in, int p, int limit) {
+    private static int readVarint(byte[] a, int p, int limit) {
         int value = 0;
         int shift = 0;
         int b;
@@ -357,14 +386,14 @@ public final class RecordBatchReader {
             if (p >= limit) {
                 throw new IllegalStateException("varint runs past the end of its record");
             }
-            b = in.getByte(p++);
+            b = a[p++];
             value |= (b & 0x7f) << shift;
             shift += 7;
         } while ((b & 0x80) != 0);
         return (value >>> 1) ^ -(value & 1);
     }
 
-    private static long readVarlong(ByteBuf in, int p, int limit) {
+    private static long readVarlong(byte[] a, int p, int limit) {
         long value = 0;
         int shift = 0;
         long b;
@@ -375,7 +404,7 @@ public final class RecordBatchReader {
             if (p >= limit) {
                 throw new IllegalStateException("varlong runs past the end of its record");
             }
-            b = in.getByte(p++);
+            b = a[p++];
             value |= (b & 0x7f) << shift;
             shift += 7;
         } while ((b & 0x80) != 0);

@@ -8,6 +8,7 @@ import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.concurrent.FastThreadLocal;
 import io.sluice.core.PartitionReader;
 import io.sluice.core.SluiceException;
 import io.sluice.core.TopicPartition;
@@ -53,8 +54,16 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(RequestHandler.class);
 
     final ServerContext server;
-    /** Checks PRODUCE v1 batches (it holds a CRC32C); event loop only. */
-    final RecordBatchReader batchChecker = new RecordBatchReader();
+    /**
+     * Checks PRODUCE v1 batches: one per event-loop thread, not per connection, since it keeps a scratch array as
+     * large as the largest batch it checked (so the memory is bounded by the I/O threads, not the connections).
+     */
+    private static final FastThreadLocal<RecordBatchReader> BATCH_CHECKER = new FastThreadLocal<>() {
+        @Override
+        protected RecordBatchReader initialValue() {
+            return new RecordBatchReader();
+        }
+    };
     private final int maxInFlight;
     private final ArrayDeque<ByteBuf> waiting = new ArrayDeque<>();
     private final ByteBuf[] responses;
@@ -343,6 +352,11 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
     }
 
     // ---------------------------------------------------------------- used by the request implementations
+
+    /** The PRODUCE v1 batch checker of this event loop's thread. */
+    RecordBatchReader batchChecker() {
+        return BATCH_CHECKER.get();
+    }
 
     ChannelHandlerContext ctx() {
         return ctx;

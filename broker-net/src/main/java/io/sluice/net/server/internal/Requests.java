@@ -62,7 +62,7 @@ final class Requests {
                 if (version >= Produce.VERSION_BATCH) {
                     // the batch is checked whole (framing, CRC32C, every record against maxEventSize) before anything is stored
                     new ProduceBatchOperation(conn, seq, cid,
-                            Produce.BatchRequest.decode(body, conn.batchChecker, broker.config().maxEventSize())).start(body);
+                            Produce.BatchRequest.decode(body, conn.batchChecker(), broker.config().maxEventSize())).start(body);
                 } else {
                     new ProduceOperation(conn, seq, cid, Produce.Request.decode(body, broker.config().maxEventSize())).start();
                 }

@@ -199,7 +199,7 @@ public final class ProducerSender {
         while (inFlight.size() < maxInFlight) {
             ProducerBatch batch = ready.poll();
             if (batch == null) {
-                batch = takeDueOpenBatch(now);
+                batch = takeClosedOrDueOpenBatch(now);
                 if (batch == null) {
                     break;
                 }
@@ -235,9 +235,19 @@ public final class ProducerSender {
         }
     }
 
-    /** The oldest open batch if it is due (open batches are in creation order, so only the head can be). */
-    private ProducerBatch takeDueOpenBatch(long now) {
+    /**
+     * The next batch to send once {@link #ready} is empty: a batch the application threads closed, else the oldest open
+     * batch if it is due (open batches are in creation order, so only the head can be). Closed batches go first: a
+     * partition's closed batch is older than its open one, and sending the open one first would store the partition's
+     * records out of send order.
+     */
+    private ProducerBatch takeClosedOrDueOpenBatch(long now) {
         synchronized (lock) {
+            if (!closed.isEmpty()) {
+                ready.addAll(closed);
+                closed.clear();
+                return ready.poll();
+            }
             ProducerBatch b = open.peek();
             if (b != null && (lingerNanos == 0 || now - b.createdNanos >= lingerNanos)) {
                 closeLocked(b);
