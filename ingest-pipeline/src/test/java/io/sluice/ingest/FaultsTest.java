@@ -184,7 +184,10 @@ class FaultsTest {
         try (EventSink sink = EventSink.open(Tables.config(clickHouse, t, Strategy.WORKER_POOL).redisUrl(redis.url())
                 .redisStream(stream).workers(2).redisClaimIdleMs(300).build())) {
             Await.until("stream emptied", Duration.ofSeconds(30), () -> redis.commandLong("XLEN", stream) == 0);
-            assertThat(sink.metrics().get("duplicates_skipped").longValue()).isEqualTo(300);
+            // at least the 300 landed rows were recognised; more when, on a loaded machine, an entry sat idle past
+            // redisClaimIdleMs in a live worker and was claimed again (its rows landed by then: skipped again). The
+            // guarantee itself, every row exactly once, is the content check below.
+            assertThat(sink.metrics().get("duplicates_skipped").longValue()).isGreaterThanOrEqualTo(300);
         } finally {
             client.shutdown();
         }
