@@ -36,7 +36,10 @@ public final class RecordCodec {
     /** Encoded size of a produced record, for batch and buffer-memory accounting. */
     public static int producedSize(ProducerRecord r) {
         int size = MIN_PRODUCED_RECORD_SIZE + (r.key() == null ? 0 : r.key().length) + r.value().length;
-        for (Header h : r.headers()) {
+        List<Header> headers = r.headers();
+        // indexed, not for-each: this runs on every send, and the list iterator is not always scalar-replaced
+        for (int i = 0, n = headers.size(); i < n; i++) {
+            Header h = headers.get(i);
             size += MIN_HEADER_SIZE + h.key().length() * 3 + h.value().length;
         }
         return size;

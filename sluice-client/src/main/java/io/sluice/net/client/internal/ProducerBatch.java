@@ -30,14 +30,19 @@ final class ProducerBatch implements ResponseSink {
     long sentNanos;
     private final RecordBatchWriter writer = new RecordBatchWriter();
     private ByteBuf records;
-    private SendCallback[] callbacks = new SendCallback[16];
+    private SendCallback[] callbacks;
     private int count;
     private List<FlushMarker> markers;
     private final ProducerSender sender;
 
-    /** @param records an empty buffer to encode into (the sender's, reused from batches already sent) */
-    ProducerBatch(ProducerSender sender, TopicPartition partition, long now, long baseTimestamp, ByteBuf records) {
+    /**
+     * @param records       an empty buffer to encode into (the sender's, reused from batches already sent)
+     * @param expectedCount records the batch will probably hold (the previous batch's count): sizes the callback array
+     */
+    ProducerBatch(ProducerSender sender, TopicPartition partition, long now, long baseTimestamp, ByteBuf records,
+                  int expectedCount) {
         this.sender = sender;
+        this.callbacks = new SendCallback[Math.max(16, expectedCount)];
         this.partition = partition;
         this.createdNanos = now;
         this.records = records;

@@ -56,10 +56,13 @@ public final class ProducerSender {
     private final ArrayDeque<ProducerBatch> closed = new ArrayDeque<>();
     private final List<FlushMarker> pendingMarkers = new ArrayList<>();
     /**
-     * Encoding buffers of batches already sent, for the next ones: a few plain heap buffers go round instead of one
+     * Encoding buffers of batches already sent, for the next ones: plain heap buffers go round instead of one
      * allocation per batch (a pooled allocation from an application thread cost 12% of the producer in a profile).
      */
     private final ArrayDeque<ByteBuf> spareBuffers = new ArrayDeque<>();
+    private long spareBytes;
+    /** Records in the last batch closed full: sizes the next batch's callback array. */
+    private int lastBatchRecords;
 
     private final ArrayDeque<ProducerBatch> ready = new ArrayDeque<>();
     private final ArrayDeque<ProducerBatch> inFlight = new ArrayDeque<>();
@@ -99,14 +102,18 @@ public final class ProducerSender {
             }
             ProducerBatch batch = batches[partition];
             if (batch != null && batch.bytes + size > batchSize) {
+                lastBatchRecords = batch.recordCount();
                 closeLocked(batch);
                 closed.add(batch);
                 batch = null;
             }
             if (batch == null) {
                 ByteBuf buffer = spareBuffers.poll();
+                if (buffer != null) {
+                    spareBytes -= buffer.capacity();
+                }
                 batch = new ProducerBatch(this, new TopicPartition(topic, partition), System.nanoTime(), timestamp,
-                        buffer != null ? buffer.clear() : Unpooled.buffer(Math.min(4096, batchSize + 256)));
+                        buffer != null ? buffer.clear() : Unpooled.buffer(Math.min(4096, batchSize + 256)), lastBatchRecords);
                 batches[partition] = batch;
                 open.add(batch);
             }
@@ -165,11 +172,14 @@ public final class ProducerSender {
         sendDue(System.nanoTime());
     }
 
-    /** A sent (or failed) batch's encoding buffer, kept for reuse while few are spare and it is not oversized. */
+    /** A sent (or failed) batch's encoding buffer, kept for reuse unless oversized or beyond the buffer memory. */
     void giveBack(ByteBuf buffer) {
         synchronized (lock) {
-            if (spareBuffers.size() <= maxInFlight && buffer.capacity() <= 2 * batchSize + 4096) {
+            // as Kafka's BufferPool: kept up to the producer's buffer memory, which already bounds the records waiting
+            // in batches, so a sender that runs ahead of the broker reuses buffers instead of allocating its backlog
+            if (buffer.capacity() <= 2 * batchSize + 4096 && spareBytes + buffer.capacity() <= memory.capacity()) {
                 spareBuffers.add(buffer);
+                spareBytes += buffer.capacity();
             }
         }
     }
