@@ -69,6 +69,23 @@ class HttpApiServerTest {
     }
 
     @Test
+    void theAcceptedAnswerIsCompactJsonWithItsLength() {
+        broker.createTopic(TopicConfig.of("compact", 1));
+
+        HttpResponse<String> journal = post(client, server, "/v1/topics/compact/events", "{\"a\":1}\n[2]\n3\n");
+        HttpResponse<String> memory = post(client, server, "/v1/topics/compact/events?acks=memory", "{\"a\":1}");
+
+        assertThat(journal.body()).isEqualTo("{\"count\":3,\"offsets\":[{\"partition\":0,\"offset\":0},"
+                + "{\"partition\":0,\"offset\":1},{\"partition\":0,\"offset\":2}]}\n");
+        assertThat(memory.body()).isEqualTo("{\"count\":1,\"offsets\":[{\"partition\":0,\"offset\":-1}]}\n");
+        for (HttpResponse<String> r : List.of(journal, memory)) {
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.headers().firstValue("content-type")).hasValue("application/json");
+            assertThat(r.headers().firstValue("content-length")).hasValue(Integer.toString(r.body().length()));
+        }
+    }
+
+    @Test
     void everyDurabilityLevelCanBeChosenPerRequest() {
         broker.createTopic(TopicConfig.of("acks", 1));
         JsonNode memory = json(post(client, server, "/v1/topics/acks/events?acks=memory", "{\"a\":1}\n"));

@@ -29,6 +29,13 @@ import java.util.concurrent.TimeUnit;
  * It sits before the HTTP codec and so sees raw bytes; the API handler tells it when a request was completely
  * received ({@link #requestReceived}) and answered ({@link #responseSent}). All methods run on the channel's event
  * loop (single writer of the state).
+ *
+ * <p>One timer per connection, re-armed lazily: a state change only records the state and when it began, and the
+ * timer, when it fires, compares the current state's deadline with the clock and either acts or re-arms itself. It
+ * is armed at most {@code min(idle, header)} timeouts ahead, the shortest any state allows, so it never fires after
+ * the deadline of a state entered later. A keep-alive connection therefore costs no timer operation per request (a
+ * timer scheduled and cancelled at each of a request's state changes cost more than routing the request), and an
+ * open connection one timer run every {@code min(idle, header)} at most.
  */
 public final class ConnectionGuard extends ChannelDuplexHandler {
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionGuard.class);
@@ -51,8 +58,12 @@ public final class ConnectionGuard extends ChannelDuplexHandler {
     /** 0 when no token is configured: connections are not counted as unauthenticated. */
     private final int maxUnauthenticated;
 
+    /** How far ahead the timer is armed at most: the shortest timeout of any state. */
+    private final long checkEveryNanos;
+
     private State state = State.IDLE;
     private long stateSinceNanos;
+    /** Armed from {@link #channelActive} until the connection closes; runs {@link #check}. */
     private ScheduledFuture<?> timer;
     private boolean counted;
     /** True while this connection counts in {@code HttpMetrics.unauthenticatedConnections}. */
@@ -85,6 +96,7 @@ public final class ConnectionGuard extends ChannelDuplexHandler {
         this.headerTimeoutNanos = Math.min(requestTimeoutNanos, TimeUnit.MILLISECONDS.toNanos(headerTimeoutMillis));
         this.maxUnauthenticated = maxUnauthenticated;
         this.authenticated = maxUnauthenticated == 0;
+        this.checkEveryNanos = Math.min(idleTimeoutNanos, headerTimeoutNanos);
     }
 
     @Override
@@ -154,11 +166,8 @@ public final class ConnectionGuard extends ChannelDuplexHandler {
      * the request deadline applies to it.
      */
     public void headersReceived(ChannelHandlerContext ctx) {
-        if (state == State.RECEIVING && !headersSeen) {
-            headersSeen = true;
-            cancelTimer();
-            long left = requestTimeoutNanos - (ctx.executor().ticker().nanoTime() - stateSinceNanos);
-            schedule(ctx, Math.max(0, left));
+        if (state == State.RECEIVING) {
+            headersSeen = true; // the deadline moves from the header timeout to the (later) request timeout
         }
     }
 
@@ -184,25 +193,44 @@ public final class ConnectionGuard extends ChannelDuplexHandler {
     private void enter(ChannelHandlerContext ctx, State next) {
         state = next;
         stateSinceNanos = ctx.executor().ticker().nanoTime();
-        cancelTimer();
-        if (next == State.IDLE) {
-            schedule(ctx, authenticated ? idleTimeoutNanos : Math.min(idleTimeoutNanos, headerTimeoutNanos));
-        } else if (next == State.RECEIVING) {
+        if (next == State.RECEIVING) {
             headersSeen = false;
-            schedule(ctx, headerTimeoutNanos);
+        }
+        if (timer == null) {
+            arm(checkEveryNanos);
         }
     }
 
-    private void schedule(ChannelHandlerContext ignored, long delayNanos) {
-        ChannelHandlerContext ctx = own; // whoever calls, answers go out below the codec
-        timer = ctx.executor().schedule(() -> expire(ctx), delayNanos, TimeUnit.NANOSECONDS);
+    /** Nanoseconds until the current state's deadline (negative once passed), or {@link Long#MAX_VALUE} for none. */
+    private long timeLeft(long now) {
+        long timeout = switch (state) {
+            case IDLE -> authenticated ? idleTimeoutNanos : Math.min(idleTimeoutNanos, headerTimeoutNanos);
+            case RECEIVING -> headersSeen ? requestTimeoutNanos : headerTimeoutNanos;
+            case PROCESSING -> -1;
+        };
+        return timeout < 0 ? Long.MAX_VALUE : timeout - (now - stateSinceNanos);
     }
 
-    private void expire(ChannelHandlerContext ctx) {
+    private void arm(long delayNanos) {
+        timer = own.executor().schedule(this::check, delayNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** The timer fired: act if the current state's deadline has passed, otherwise re-arm (see the class comment). */
+    private void check() {
         timer = null;
+        ChannelHandlerContext ctx = own; // answers go out below the codec
         if (!ctx.channel().isActive()) {
             return;
         }
+        long left = timeLeft(ctx.executor().ticker().nanoTime());
+        if (left <= 0) {
+            expire(ctx);
+        } else {
+            arm(Math.min(left, checkEveryNanos));
+        }
+    }
+
+    private void expire(ChannelHandlerContext ctx) {
         if (state == State.IDLE && !authenticated && headerTimeoutNanos < idleTimeoutNanos) {
             metrics.headerTimeouts.increment();
             LOG.debug("closing HTTP connection {}: no request within {} ms and not authenticated (http.header.timeout.ms)",

@@ -52,6 +52,9 @@ public final class HttpApiHandler extends ChannelInboundHandlerAdapter {
     private final ConnectionGuard guard;
     private final ArrayDeque<FullHttpRequest> queued = new ArrayDeque<>();
     private boolean busy;
+    /** The last request URI of this connection and its decoder (which decodes path and query once each, lazily). */
+    private String lastUri;
+    private QueryStringDecoder lastDecoded;
 
     public HttpApiHandler(HttpApi api, ConnectionGuard guard) {
         this.api = api;
@@ -143,7 +146,7 @@ public final class HttpApiHandler extends ChannelInboundHandlerAdapter {
             ex.error(HttpResponseStatus.SERVICE_UNAVAILABLE, Code.CLOSED, "the broker is shutting down");
             return;
         }
-        QueryStringDecoder uri = new QueryStringDecoder(request.uri());
+        QueryStringDecoder uri = decode(request.uri());
         String path = uri.path();
         HttpMethod method = request.method();
         if (request.headers().contains(AuthGate.REFUSED)) {
@@ -246,6 +249,19 @@ public final class HttpApiHandler extends ChannelInboundHandlerAdapter {
             ex.error(HttpResponseStatus.SERVICE_UNAVAILABLE, Code.BACK_PRESSURED,
                     "too many topic creations waiting (" + HttpApi.MAX_ADMIN_QUEUE + "), or the server is closing; retry later");
         }
+    }
+
+    /**
+     * The decoder of {@code uri}, reused while a connection sends the same URI again (a client posting one event per
+     * request to one topic does): decoding it is then paid once per connection, not once per request. Decoding errors
+     * are not cached; they surface, as before, when the path or the parameters are first asked for.
+     */
+    private QueryStringDecoder decode(String uri) {
+        if (!uri.equals(lastUri)) {
+            lastDecoded = new QueryStringDecoder(uri);
+            lastUri = uri;
+        }
+        return lastDecoded;
     }
 
     private static String routeName(String path) {

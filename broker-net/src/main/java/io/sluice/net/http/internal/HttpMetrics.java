@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -25,20 +26,38 @@ public final class HttpMetrics {
     public final LongAdder bodyBytes = new LongAdder();
     public final LongAdder backPressured = new LongAdder();
 
-    /** key: route + ' ' + status; a handful of keys, created once each. */
-    private final Map<String, LongAdder> requests = new ConcurrentHashMap<>();
+    /**
+     * route → counters indexed by status code; a handful of routes, each created once. Counting an answer is a map
+     * lookup on the route (a constant string, its hash cached) and an array index: nothing is allocated per answer.
+     */
+    private final Map<String, AtomicReferenceArray<LongAdder>> requests = new ConcurrentHashMap<>();
+    /** Status codes have three digits (RFC 9110 section 15). */
+    private static final int STATUS_CODES = 1000;
 
+    /** Counts one answer; {@code status} is an HTTP status code (100-599). */
     public void request(String route, int status) {
-        requests.computeIfAbsent(route + ' ' + status, k -> new LongAdder()).increment();
+        AtomicReferenceArray<LongAdder> byStatus = requests.get(route);
+        if (byStatus == null) {
+            byStatus = requests.computeIfAbsent(route, r -> new AtomicReferenceArray<>(STATUS_CODES));
+        }
+        LongAdder count = byStatus.get(status);
+        if (count == null) {
+            byStatus.compareAndSet(status, null, new LongAdder());
+            count = byStatus.get(status);
+        }
+        count.increment();
     }
 
     /** route → status → count, sorted. */
     public Map<String, Map<Integer, Long>> requests() {
         Map<String, Map<Integer, Long>> out = new TreeMap<>();
-        requests.forEach((key, count) -> {
-            int space = key.indexOf(' ');
-            out.computeIfAbsent(key.substring(0, space), r -> new TreeMap<>())
-                    .put(Integer.parseInt(key.substring(space + 1)), count.sum());
+        requests.forEach((route, byStatus) -> {
+            for (int status = 0; status < STATUS_CODES; status++) {
+                LongAdder count = byStatus.get(status);
+                if (count != null) {
+                    out.computeIfAbsent(route, r -> new TreeMap<>()).put(status, count.sum());
+                }
+            }
         });
         return out;
     }

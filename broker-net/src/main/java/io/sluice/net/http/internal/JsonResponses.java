@@ -6,8 +6,12 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufOutputStream;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeadersFactory;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.sluice.core.SluiceException;
@@ -42,6 +46,20 @@ public final class JsonResponses {
         response.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/json");
         return response;
     }
+
+    /**
+     * A JSON response around a body already written, with headers that skip Netty's per-value validation (every
+     * header set on it, here and in the API handler's send, is a constant or a number) and no trailer table (a
+     * response with a content length has no trailers).
+     */
+    static FullHttpResponse constantHeaders(HttpResponseStatus status, ByteBuf body) {
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body,
+                TRUSTED.newHeaders(), EmptyHttpHeaders.INSTANCE);
+        response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
+        return response;
+    }
+
+    private static final HttpHeadersFactory TRUSTED = DefaultHttpHeadersFactory.headersFactory().withValidation(false);
 
     /**
      * An error: {@code {"code":"UNKNOWN_TOPIC","message":"...","line":3}}. Codes are the names of

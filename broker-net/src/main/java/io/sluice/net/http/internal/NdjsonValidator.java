@@ -126,6 +126,19 @@ public final class NdjsonValidator {
     public Result validate(byte[] body, int from, int to, String keyField) {
         Events events = new Events(16);
         Rejection lineRejection = splitLines(body, from, to, events);
+        if (lineRejection == null && events.count > 0 && scanEvents(body, events, keyField)) {
+            return events;
+        }
+        return parse(body, events, lineRejection, keyField);
+    }
+
+    /** {@link #validate} without the fast scan: the reference the fast scan is tested against. */
+    Result validateWithParser(byte[] body, int from, int to, String keyField) {
+        Events events = new Events(16);
+        return parse(body, events, splitLines(body, from, to, events), keyField);
+    }
+
+    private Result parse(byte[] body, Events events, Rejection lineRejection, String keyField) {
         if (events.count > 0) {
             Rejection jsonRejection = parseEvents(body, events, keyField);
             if (jsonRejection != null) {
@@ -280,6 +293,283 @@ public final class NdjsonValidator {
             // Parsing a byte array does no I/O; anything else Jackson throws is still a parse failure.
             return new Rejection(events.line(k), "invalid JSON: " + firstLine(ex.getMessage()));
         }
+    }
+
+    /** Longest member name and number the fast scan passes; longer ones go to the parser (Jackson has limits on both). */
+    private static final int MAX_SCANNED_TOKEN = 256;
+    /** Deepest nesting the fast scan follows (one bit per level); deeper lines go to the parser. */
+    private static final int MAX_SCANNED_DEPTH = 63;
+    private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
+    private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
+    private static final byte[] NULL = {'n', 'u', 'l', 'l'};
+
+    /**
+     * The fast path of pass 2: a hand-written scan of each line, allocation-free but for the keys, for bodies that are
+     * plainly valid (most are, and most are small, where creating a Jackson parser costs more than the parse). It
+     * proves a subset of what {@link #parseEvents} accepts, with the same events and keys: RFC 8259 values with
+     * ASCII outside strings, depth within {@code maxDepth} and 63, names and numbers of at most 256 bytes and, with
+     * a key field, a key member whose name and string value have no escapes. It returns false at the first byte
+     * outside that subset, valid or not; the caller then runs the parser over the whole body, which decides and
+     * words the rejection exactly as before. Strings were already checked for strict UTF-8 by pass 1.
+     *
+     * @return true if every line is valid and its key (if any) set in {@code events}
+     */
+    private boolean scanEvents(byte[] body, Events events, String keyField) {
+        byte[] keyName = null;
+        if (keyField != null) {
+            keyName = keyField.getBytes(StandardCharsets.UTF_8);
+            if (!new String(keyName, StandardCharsets.UTF_8).equals(keyField)) {
+                return false; // not representable byte for byte: compare decoded names in the parser
+            }
+        }
+        int depthLimit = Math.min(maxDepth, MAX_SCANNED_DEPTH);
+        for (int k = 0; k < events.count; k++) {
+            int e = events.end(k);
+            int i = events.start(k);
+            if (keyName != null && body[i] != '{') {
+                return false;
+            }
+            long objects = 0; // bit d set: the container at depth d + 1 is an object
+            int depth = 0;
+            byte[] key = null;
+            boolean keySeen = false;
+            boolean value = true; // expecting a value (else: a member name)
+            while (true) {
+                i = skipBlanks(body, i, e);
+                if (i >= e) {
+                    return false;
+                }
+                if (!value) { // a member name, then ':'
+                    if (body[i] != '"') {
+                        return false;
+                    }
+                    int nameEnd = scanString(body, i + 1, e);
+                    if (nameEnd < 0 || nameEnd - i > MAX_SCANNED_TOKEN) {
+                        return false;
+                    }
+                    boolean isKey = false;
+                    if (keyName != null && depth == 1 && !keySeen) {
+                        if (indexOf(body, i + 1, nameEnd - 1, (byte) '\\') >= 0) {
+                            return false; // escaped: only the decoded name can be compared
+                        }
+                        isKey = equalsRange(body, i + 1, nameEnd - 1, keyName);
+                    }
+                    i = skipBlanks(body, nameEnd, e);
+                    if (i >= e || body[i] != ':') {
+                        return false;
+                    }
+                    i = skipBlanks(body, i + 1, e);
+                    if (i >= e) {
+                        return false;
+                    }
+                    if (isKey) {
+                        keySeen = true;
+                        byte c = body[i];
+                        if (c == '"') {
+                            int end = scanString(body, i + 1, e);
+                            if (end < 0 || indexOf(body, i + 1, end - 1, (byte) '\\') >= 0) {
+                                return false;
+                            }
+                            key = Arrays.copyOfRange(body, i + 1, end - 1);
+                            i = end;
+                        } else if (c == 'n') {
+                            i = literal(body, i, e, NULL);
+                        } else if (c == 't' || c == 'f') {
+                            int end = literal(body, i, e, c == 't' ? TRUE : FALSE);
+                            key = end < 0 ? null : Arrays.copyOfRange(body, i, end);
+                            i = end;
+                        } else {
+                            int end = number(body, i, e);
+                            key = end < 0 ? null : Arrays.copyOfRange(body, i, end);
+                            i = end;
+                        }
+                        if (i < 0) {
+                            return false;
+                        }
+                        value = false;
+                    } else {
+                        value = true;
+                        continue;
+                    }
+                } else {
+                    byte c = body[i];
+                    if (c == '{' || c == '[') {
+                        if (++depth > depthLimit) {
+                            return false;
+                        }
+                        objects = c == '{' ? objects | (1L << (depth - 1)) : objects & ~(1L << (depth - 1));
+                        i = skipBlanks(body, i + 1, e);
+                        if (i >= e) {
+                            return false;
+                        }
+                        if (body[i] != (c == '{' ? '}' : ']')) {
+                            value = c == '[';
+                            continue;
+                        }
+                        depth--; // empty container
+                        i++;
+                    } else if (c == '"') {
+                        i = scanString(body, i + 1, e);
+                    } else if (c == 't') {
+                        i = literal(body, i, e, TRUE);
+                    } else if (c == 'f') {
+                        i = literal(body, i, e, FALSE);
+                    } else if (c == 'n') {
+                        i = literal(body, i, e, NULL);
+                    } else {
+                        i = number(body, i, e);
+                    }
+                    if (i < 0) {
+                        return false;
+                    }
+                }
+                // after a value: the end of the line at depth 0, else ',' or the end of containers
+                while (true) {
+                    if (depth == 0) {
+                        if (i != e) {
+                            return false;
+                        }
+                        break;
+                    }
+                    i = skipBlanks(body, i, e);
+                    if (i >= e) {
+                        return false;
+                    }
+                    boolean inObject = (objects & (1L << (depth - 1))) != 0;
+                    byte c = body[i++];
+                    if (c == ',') {
+                        value = !inObject;
+                        break;
+                    }
+                    if (c != (inObject ? '}' : ']')) {
+                        return false;
+                    }
+                    depth--;
+                }
+                if (depth == 0) {
+                    break;
+                }
+            }
+            events.setKey(k, key);
+        }
+        return true;
+    }
+
+    private static int skipBlanks(byte[] b, int i, int end) {
+        while (i < end && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r')) {
+            i++;
+        }
+        return i;
+    }
+
+    /**
+     * From just after an opening quote: the index after the closing quote, or -1 for anything the fast scan leaves to
+     * the parser (an unescaped control character, an escape other than RFC 8259's, no closing quote on the line).
+     */
+    private static int scanString(byte[] b, int i, int end) {
+        while (i < end) {
+            byte c = b[i];
+            if (c == '"') {
+                return i + 1;
+            }
+            if (c == '\\') {
+                if (i + 1 >= end) {
+                    return -1;
+                }
+                byte x = b[i + 1];
+                if (x == 'u') {
+                    if (i + 5 >= end || !isHex(b[i + 2]) || !isHex(b[i + 3]) || !isHex(b[i + 4]) || !isHex(b[i + 5])) {
+                        return -1;
+                    }
+                    i += 6;
+                } else if (x == '"' || x == '\\' || x == '/' || x == 'b' || x == 'f' || x == 'n' || x == 'r' || x == 't') {
+                    i += 2;
+                } else {
+                    return -1;
+                }
+            } else if (c >= 0 && c < 0x20) {
+                return -1;
+            } else {
+                i++; // ASCII, or a byte of a sequence pass 1 found to be strict UTF-8
+            }
+        }
+        return -1;
+    }
+
+    private static boolean isHex(byte c) {
+        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+    }
+
+    /** {@code -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?}: the index after it, or -1. */
+    private static int number(byte[] b, int i, int end) {
+        int start = i;
+        if (i < end && b[i] == '-') {
+            i++;
+        }
+        if (i >= end || !isDigit(b[i])) {
+            return -1;
+        }
+        if (b[i] == '0') {
+            i++;
+        } else {
+            i = digits(b, i, end);
+        }
+        if (i < end && b[i] == '.') {
+            int f = digits(b, i + 1, end);
+            if (f == i + 1) {
+                return -1;
+            }
+            i = f;
+        }
+        if (i < end && (b[i] == 'e' || b[i] == 'E')) {
+            i++;
+            if (i < end && (b[i] == '+' || b[i] == '-')) {
+                i++;
+            }
+            int x = digits(b, i, end);
+            if (x == i) {
+                return -1;
+            }
+            i = x;
+        }
+        return i - start > MAX_SCANNED_TOKEN ? -1 : i;
+    }
+
+    private static int digits(byte[] b, int i, int end) {
+        while (i < end && isDigit(b[i])) {
+            i++;
+        }
+        return i;
+    }
+
+    private static boolean isDigit(byte c) {
+        return c >= '0' && c <= '9';
+    }
+
+    /** The index after {@code word} at {@code i}, or -1. */
+    private static int literal(byte[] b, int i, int end, byte[] word) {
+        if (end - i < word.length) {
+            return -1;
+        }
+        for (int j = 0; j < word.length; j++) {
+            if (b[i + j] != word[j]) {
+                return -1;
+            }
+        }
+        return i + word.length;
+    }
+
+    private static boolean equalsRange(byte[] b, int from, int to, byte[] expected) {
+        return Arrays.equals(b, from, to, expected, 0, expected.length);
+    }
+
+    private static int indexOf(byte[] b, int from, int to, byte value) {
+        for (int i = from; i < to; i++) {
+            if (b[i] == value) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** The index where the physical line holding {@code pos} starts (for error messages only). */

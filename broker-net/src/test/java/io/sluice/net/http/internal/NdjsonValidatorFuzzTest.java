@@ -41,7 +41,7 @@ class NdjsonValidatorFuzzTest {
     private static final byte[][] FRAGMENTS = {
             b("{"), b("}"), b("["), b("]"), b("\""), b(":"), b(","), b(" "), b("\n"), b("\r\n"), b("\t"),
             b("1"), b("-0.5e3"), b("01"), b("true"), b("fals"), b("null"), b("\"k\":"), b("\"v\""), b("\\"), b("\\u00e9"),
-            b("\\ud800"), b("NaN"), b("/*"), b("'"), {0}, {0x7f},
+            b("\\ud800"), b("NaN"), b("/*"), b("'"), {0}, {0x1f}, {0x7f}, b("\\/"), b("1e+"), b("-"), b("."),
             {(byte) 0xC3, (byte) 0xA9}, {(byte) 0xE2, (byte) 0x82, (byte) 0xAC}, {(byte) 0xF0, (byte) 0x9F, (byte) 0x98, (byte) 0x80},
             {(byte) 0xC3}, {(byte) 0x80}, {(byte) 0xC0, (byte) 0x80}, {(byte) 0xED, (byte) 0xA0, (byte) 0x80},
             {(byte) 0xF4, (byte) 0x90, (byte) 0x80, (byte) 0x80}, {(byte) 0xFF}, {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF},
@@ -76,6 +76,83 @@ class NdjsonValidatorFuzzTest {
             actual.add(new String(bytes, events.start(i), events.end(i) - events.start(i), StandardCharsets.UTF_8));
         }
         assertThat(actual).isEqualTo(expected);
+    }
+
+    @Property(tries = 1500)
+    void theFastScanAnswersExactlyWhatTheParserAloneAnswers(@ForAll("nearJson") byte[] body, @ForAll("keyFields") String keyField) {
+        assertSameAnswerAsTheParser(body, keyField);
+    }
+
+    @Property(tries = 300)
+    void theFastScanFindsTheSameEventsAndKeysAsTheParserInValidBodies(@ForAll long seed, @ForAll @IntRange(min = 1, max = 10) int lines) throws Exception {
+        Random random = new Random(seed);
+        StringBuilder body = new StringBuilder();
+        for (int i = 0; i < lines; i++) {
+            Object value = random.nextInt(4) == 0 ? randomJson(random, 0) : randomObject(random, 0);
+            body.append(random.nextBoolean() ? " " : "").append(ORACLE.writeValueAsString(value)).append(random.nextBoolean() ? "\n" : "\r\n");
+        }
+        byte[] bytes = body.toString().getBytes(StandardCharsets.UTF_8);
+        assertSameAnswerAsTheParser(bytes, null);
+        assertSameAnswerAsTheParser(bytes, "k" + random.nextInt(10));
+    }
+
+    @Example
+    void aKeyMemberIsTakenFromItsFirstTopLevelOccurrenceAsItsTextWhateverTheScalarType() {
+        for (String line : List.of("{\"k\":\"a\u00e9\"}", "{\"k\":\"\\u0041\"}", "{\"k\":-1.5e3,\"k\":2}", "{\"\\u006b\":1}",
+                "{\"x\":{\"k\":1},\"k\":true}", "{\"k\":null,\"k\":1}", "{\"k\":[1]}", "{\"k\":{}}", "[1]", "{}")) {
+            assertSameAnswerAsTheParser(b(line), "k");
+        }
+    }
+
+    @Example
+    void everyBoundaryOfTheFastScanGivesTheParsersAnswer() {
+        List<String> lines = new ArrayList<>();
+        for (char c = 0; c < 0x20; c++) { // unescaped control characters, in a value and in a key
+            lines.add("\"a" + c + "b\"");
+            lines.add("{\"k\":\"" + c + "\"}");
+        }
+        lines.addAll(List.of("\"\\x\"", "\"\\u12g4\"", "\"\\u123\"", "01", "-", "1.", ".5", "1e", "1e+", "-0", "1E-7", "tru", "nulll",
+                "[1,]", "{\"a\":1,}", "{\"a\" 1}", "[1 2]", "{\"a\":1]", "[\u00e9]", "\"\u00e9\"", "[" + "1".repeat(300) + "]",
+                "{\"" + "n".repeat(300) + "\":1}", "[".repeat(63) + "]".repeat(63), "[".repeat(64) + "]".repeat(64), "[".repeat(65) + "]".repeat(65)));
+        NdjsonValidator deep = new NdjsonValidator(1 << 16, 64);
+        for (String line : lines) {
+            for (String key : new String[] {null, "k"}) {
+                byte[] body = b(line);
+                assertThat(deep.validate(body, 0, body.length, key)).as("%s with key %s", line, key)
+                        .usingRecursiveComparison().isEqualTo(deep.validateWithParser(body, 0, body.length, key));
+            }
+        }
+    }
+
+    @Provide
+    Arbitrary<String> keyFields() {
+        return Arbitraries.of("k", "v", "k1", "\u00e9").injectNull(0.4);
+    }
+
+    private void assertSameAnswerAsTheParser(byte[] body, String keyField) {
+        Result fast = validator.validate(body, 0, body.length, keyField);
+        Result parsed = validator.validateWithParser(body, 0, body.length, keyField);
+        if (parsed instanceof Rejection) {
+            assertThat(fast).as("key %s", keyField).isEqualTo(parsed);
+            return;
+        }
+        assertThat(fast).as("key %s, parser: %s", keyField, parsed).isInstanceOf(Events.class);
+        Events f = (Events) fast;
+        Events p = (Events) parsed;
+        assertThat(f.count()).isEqualTo(p.count());
+        for (int i = 0; i < p.count(); i++) {
+            assertThat(new int[] {f.line(i), f.start(i), f.end(i)}).isEqualTo(new int[] {p.line(i), p.start(i), p.end(i)});
+            assertThat(f.key(i)).as("key %s of event %d", keyField, i).isEqualTo(p.key(i));
+        }
+    }
+
+    private static java.util.Map<String, Object> randomObject(Random r, int depth) {
+        java.util.Map<String, Object> map = new java.util.LinkedHashMap<>();
+        int n = r.nextInt(5);
+        for (int i = 0; i < n; i++) {
+            map.put("k" + r.nextInt(10), r.nextInt(3) == 0 ? randomObject(r, depth + 1) : randomJson(r, depth + 1));
+        }
+        return map;
     }
 
     /** Found by the fuzzer (the oracle was wrong): Jackson ends a document at NUL, so "1\0" looked valid to it. */
