@@ -116,6 +116,13 @@ public interface Broker extends AutoCloseable {
     /** All partitions of a topic. */
     Set<TopicPartition> partitionsOf(String topic);
 
+    /**
+     * The number of partitions of a topic: a map lookup, for per-request checks.
+     *
+     * @throws SluiceException.UnknownTopicException if the topic does not exist
+     */
+    int partitionCount(String topic);
+
     ConsumerGroups groups();
 
     BrokerMetrics metrics();

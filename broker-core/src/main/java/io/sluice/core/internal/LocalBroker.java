@@ -357,6 +357,11 @@ public final class LocalBroker implements Broker, LocalProducer.Rings, LocalCons
     }
 
     @Override
+    public int partitionCount(String topic) {
+        return topic(topic).partitionCount();
+    }
+
+    @Override
     public Set<TopicPartition> partitionsOf(String topic) {
         Topic t = topic(topic);
         Set<TopicPartition> out = new LinkedHashSet<>();

@@ -155,6 +155,11 @@ public final class FaultInjectingBroker implements Broker {
     }
 
     @Override
+    public int partitionCount(String topic) {
+        return real.partitionCount(topic);
+    }
+
+    @Override
     public Set<TopicPartition> partitionsOf(String topic) {
         return real.partitionsOf(topic);
     }

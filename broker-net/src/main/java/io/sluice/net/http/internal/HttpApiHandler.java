@@ -397,7 +397,7 @@ public final class HttpApiHandler extends ChannelInboundHandlerAdapter {
                     "Content-Encoding '" + encoding + "' is not supported; use gzip, deflate or none");
             return;
         }
-        api.broker.partitionsOf(topic); // UnknownTopicException → 404 before the body is looked at
+        api.broker.partitionCount(topic); // UnknownTopicException → 404 before the body is looked at
 
         byte[] body;
         int from;

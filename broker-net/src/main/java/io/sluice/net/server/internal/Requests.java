@@ -194,7 +194,7 @@ final class Requests {
         List<ListOffsets.PartitionQuery> partitions = r.partitions();
         if (partitions.isEmpty()) {
             partitions = new ArrayList<>();
-            for (int p = 0; p < broker.partitionsOf(r.topic()).size(); p++) {
+            for (int p = 0, n = broker.partitionCount(r.topic()); p < n; p++) {
                 partitions.add(new ListOffsets.PartitionQuery(p, ListOffsets.NO_TIMESTAMP));
             }
         }
