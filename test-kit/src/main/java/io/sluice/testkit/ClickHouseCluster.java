@@ -67,6 +67,7 @@ public final class ClickHouseCluster implements AutoCloseable {
         ClickHouseCluster cluster = new ClickHouseCluster(zk, processes);
         try {
             processes.stream().flatMap(List::stream).toList().parallelStream().forEach(ServerProcess::start);
+            cluster.nodes.stream().flatMap(List::stream).forEach(ClickHouseServer::awaitZooKeeper);
         } catch (RuntimeException e) {
             cluster.close();
             throw e;

@@ -49,8 +49,21 @@ public final class ClickHouseServer extends ServerHandle implements AutoCloseabl
             Process p = new Process(ZooKeeperServer.shared().port());
             p.start();
             replicated = new ClickHouseServer("http://127.0.0.1:" + p.httpPort, p);
+            replicated.awaitZooKeeper();
         }
         return replicated;
+    }
+
+    /** Waits (bounded) until this server reaches its ZooKeeper: reads {@code system.zookeeper} at the root. */
+    void awaitZooKeeper() {
+        Await.until("ClickHouse at " + url + " reaches its ZooKeeper", java.time.Duration.ofSeconds(60), () -> {
+            try {
+                query("SELECT count() FROM system.zookeeper WHERE path = '/'");
+                return true;
+            } catch (RuntimeException e) {
+                return false;
+            }
+        });
     }
 
     /** The JVM-wide instance, started on first use. */

@@ -10,7 +10,7 @@ import java.util.List;
 /**
  * A private ZooKeeper for tests (Debian's {@code zookeeper} package, {@code /usr/share/java/zookeeper.jar}), for
  * ClickHouse's {@code Replicated*MergeTree}: standalone {@code QuorumPeerMain} on a free loopback port, data in a
- * temporary directory, admin server off, only the {@code ruok} four-letter word (the readiness probe). One instance
+ * temporary directory, admin server off, only the {@code srvr} four-letter word (the readiness probe). One instance
  * per JVM ({@link #shared()}), stopped at JVM exit.
  */
 public final class ZooKeeperServer extends ServerHandle {
@@ -48,7 +48,7 @@ public final class ZooKeeperServer extends ServerHandle {
                     clientPort=%d
                     clientPortAddress=127.0.0.1
                     admin.enableServer=false
-                    4lw.commands.whitelist=ruok
+                    4lw.commands.whitelist=srvr
                     maxClientCnxns=0
                     """.formatted(dir.resolve("data").toAbsolutePath(), port);
             try {
@@ -70,13 +70,19 @@ public final class ZooKeeperServer extends ServerHandle {
                     "org.apache.zookeeper.server.quorum.QuorumPeerMain", dir.resolve("zoo.cfg").toAbsolutePath().toString());
         }
 
+        /**
+         * Serving, not merely running: {@code ruok} answers {@code imok} while the server still loads its database and
+         * closes client sessions ("ZooKeeperServer not running"), which ClickHouse saw as a failed handshake (a
+         * CREATE TABLE of a replicated table failed with code 999 in a full run). {@code srvr} names the mode only
+         * once the server serves requests.
+         */
         @Override
         protected boolean isReady() {
             try (java.net.Socket s = new java.net.Socket()) {
                 s.connect(new java.net.InetSocketAddress("127.0.0.1", port), 200);
                 s.setSoTimeout(2000);
-                s.getOutputStream().write("ruok".getBytes(StandardCharsets.US_ASCII));
-                return new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).equals("imok");
+                s.getOutputStream().write("srvr".getBytes(StandardCharsets.US_ASCII));
+                return new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).contains("Mode: standalone");
             } catch (IOException e) {
                 return false;
             }
