@@ -1,5 +1,6 @@
 package io.sluice.bench;
 
+import io.sluice.bench.internal.AllocatedBytes;
 import io.sluice.bench.internal.TempDir;
 import io.sluice.core.Broker;
 import io.sluice.core.BrokerConfig;
@@ -15,7 +16,6 @@ import io.sluice.net.client.RemoteConsumer;
 import io.sluice.net.server.BrokerServer;
 import io.sluice.net.server.BrokerServerConfig;
 
-import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -32,9 +32,6 @@ import java.util.Set;
  * <pre>java $(cat jmh-benchmarks/target/jvm.options) -cp jmh-benchmarks/target/benchmarks.jar io.sluice.bench.FetchAllocation [records] [rounds]</pre>
  */
 public final class FetchAllocation {
-    private static final com.sun.management.ThreadMXBean THREADS =
-            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-
     private FetchAllocation() {
     }
 
@@ -59,23 +56,23 @@ public final class FetchAllocation {
                     String clientId = "alloc-" + round;
                     ConsumerConfig config = ConsumerConfig.builder().clientId(clientId).offsetReset(OffsetReset.EARLIEST)
                             .maxPollRecords(10_000).maxPollBytes(1 << 20).build();
-                    long serverBefore = allocatedBy("sluice-broker-io");
-                    long pollerBefore = THREADS.getThreadAllocatedBytes(Thread.currentThread().getId());
+                    long serverBefore = AllocatedBytes.byThreadsNamed("sluice-broker-io");
+                    long pollerBefore = AllocatedBytes.byCurrentThread();
                     long received = 0;
                     long clientIo;
                     long t0 = System.nanoTime();
                     try (RemoteConsumer consumer = new RemoteConsumer(ClientConfig.builder("127.0.0.1:" + server.port())
                             .clientId(clientId).build(), config)) {
-                        long clientIoBefore = allocatedBy("sluice-consumer-" + clientId);
+                        long clientIoBefore = AllocatedBytes.byThreadsNamed("sluice-consumer-" + clientId);
                         consumer.assign(Set.of(tp));
                         while (received < records) {
                             received += consumer.poll(Duration.ofMillis(500)).size();
                         }
-                        clientIo = allocatedBy("sluice-consumer-" + clientId) - clientIoBefore;
+                        clientIo = AllocatedBytes.byThreadsNamed("sluice-consumer-" + clientId) - clientIoBefore;
                     }
                     double seconds = (System.nanoTime() - t0) / 1e9;
-                    long serverBytes = allocatedBy("sluice-broker-io") - serverBefore;
-                    long pollerBytes = THREADS.getThreadAllocatedBytes(Thread.currentThread().getId()) - pollerBefore;
+                    long serverBytes = AllocatedBytes.byThreadsNamed("sluice-broker-io") - serverBefore;
+                    long pollerBytes = AllocatedBytes.byCurrentThread() - pollerBefore;
                     System.out.printf("round %d: %d records in %.2f s; allocated per record: broker event loop %.1f B, "
                                     + "consumer I/O thread %.1f B, polling thread %.1f B%n", round, received, seconds,
                             (double) serverBytes / received, (double) clientIo / received, (double) pollerBytes / received);
@@ -84,16 +81,5 @@ public final class FetchAllocation {
                 server.close();
             }
         }
-    }
-
-    /** Bytes allocated so far by the live threads whose names start with {@code prefix}. */
-    private static long allocatedBy(String prefix) {
-        long sum = 0;
-        for (Thread t : Thread.getAllStackTraces().keySet()) {
-            if (t.getName().startsWith(prefix)) {
-                sum += THREADS.getThreadAllocatedBytes(t.getId());
-            }
-        }
-        return sum;
     }
 }

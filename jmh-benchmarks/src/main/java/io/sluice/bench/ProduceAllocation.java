@@ -1,5 +1,6 @@
 package io.sluice.bench;
 
+import io.sluice.bench.internal.AllocatedBytes;
 import io.sluice.bench.internal.TempDir;
 import io.sluice.core.Broker;
 import io.sluice.core.BrokerConfig;
@@ -12,7 +13,6 @@ import io.sluice.net.client.RemoteProducerConfig;
 import io.sluice.net.server.BrokerServer;
 import io.sluice.net.server.BrokerServerConfig;
 
-import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -28,9 +28,6 @@ import java.util.List;
  * <pre>java $(cat jmh-benchmarks/target/jvm.options) -cp jmh-benchmarks/target/benchmarks.jar io.sluice.bench.ProduceAllocation [records] [rounds]</pre>
  */
 public final class ProduceAllocation {
-    private static final com.sun.management.ThreadMXBean THREADS =
-            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-
     private ProduceAllocation() {
     }
 
@@ -50,10 +47,10 @@ public final class ProduceAllocation {
                         .clientId(clientId).build()).producer(ProducerConfig.DEFAULT).build();
                 try (RemoteProducer producer = new RemoteProducer(config)) {
                     for (int round = 0; round < rounds; round++) {
-                        long serverBefore = allocatedBy("sluice-broker-io");
-                        long journalBefore = allocatedBy("sluice-journal");
-                        long clientIoBefore = allocatedBy("sluice-producer-" + clientId);
-                        long senderBefore = THREADS.getThreadAllocatedBytes(Thread.currentThread().getId());
+                        long serverBefore = AllocatedBytes.byThreadsNamed("sluice-broker-io");
+                        long journalBefore = AllocatedBytes.byThreadsNamed("sluice-journal");
+                        long clientIoBefore = AllocatedBytes.byThreadsNamed("sluice-producer-" + clientId);
+                        long senderBefore = AllocatedBytes.byCurrentThread();
                         long t0 = System.nanoTime();
                         for (int i = 0; i < records; i++) {
                             producer.send(record, (p, offset, error) -> {
@@ -64,10 +61,10 @@ public final class ProduceAllocation {
                         }
                         producer.flush();
                         double seconds = (System.nanoTime() - t0) / 1e9;
-                        long senderBytes = THREADS.getThreadAllocatedBytes(Thread.currentThread().getId()) - senderBefore;
-                        long clientIo = allocatedBy("sluice-producer-" + clientId) - clientIoBefore;
-                        long serverBytes = allocatedBy("sluice-broker-io") - serverBefore;
-                        long journalBytes = allocatedBy("sluice-journal") - journalBefore;
+                        long senderBytes = AllocatedBytes.byCurrentThread() - senderBefore;
+                        long clientIo = AllocatedBytes.byThreadsNamed("sluice-producer-" + clientId) - clientIoBefore;
+                        long serverBytes = AllocatedBytes.byThreadsNamed("sluice-broker-io") - serverBefore;
+                        long journalBytes = AllocatedBytes.byThreadsNamed("sluice-journal") - journalBefore;
                         System.out.printf("round %d: %d records in %.2f s; allocated per record: broker event loop %.1f B, "
                                         + "journal writer %.1f B, producer I/O thread %.1f B, sending thread %.1f B%n", round,
                                 records, seconds, (double) serverBytes / records, (double) journalBytes / records,
@@ -78,16 +75,5 @@ public final class ProduceAllocation {
                 server.close();
             }
         }
-    }
-
-    /** Bytes allocated so far by the live threads whose names start with {@code prefix}. */
-    private static long allocatedBy(String prefix) {
-        long sum = 0;
-        for (Thread t : Thread.getAllStackTraces().keySet()) {
-            if (t.getName().startsWith(prefix)) {
-                sum += THREADS.getThreadAllocatedBytes(t.getId());
-            }
-        }
-        return sum;
     }
 }

@@ -294,9 +294,7 @@ public final class PartitionJournal implements AutoCloseable {
         try {
             batchWriter.begin(batchDocument.wire().bytes());
         } catch (Throwable t) {
-            abortBatch();
-            discardAppender();
-            throw new SluiceException.JournalException(partition + ": journal append failed: " + t, t);
+            throw appendFailed(t);
         }
     }
 
@@ -313,9 +311,7 @@ public final class PartitionJournal implements AutoCloseable {
             }
             batchDocument = appender.writingDocument();
         } catch (Throwable t) {
-            abortBatch();
-            discardAppender();
-            throw new SluiceException.JournalException(partition + ": journal append failed: " + t, t);
+            throw appendFailed(t);
         }
     }
 
@@ -340,9 +336,7 @@ public final class PartitionJournal implements AutoCloseable {
             dc.close();
             appendedBytes += length;
         } catch (Throwable t) {
-            abortBatch();
-            discardAppender();
-            throw new SluiceException.JournalException(partition + ": journal append failed: " + t, t);
+            throw appendFailed(t);
         }
         committed(base, count);
         return base;
@@ -382,9 +376,7 @@ public final class PartitionJournal implements AutoCloseable {
             throw new SluiceException.JournalException(partition + ": event rejected by the journal: " + e, e);
         } catch (Throwable t) {
             // the InternalError the JVM raises when a mapped write hits a full disk (SIGBUS): the document is lost
-            abortBatch();
-            discardAppender();
-            throw new SluiceException.JournalException(partition + ": journal append failed: " + t, t);
+            throw appendFailed(t);
         }
         return endOffset + batchWriter.count() - 1;
     }
@@ -414,9 +406,7 @@ public final class PartitionJournal implements AutoCloseable {
             dc.close();
             appendedBytes += size;
         } catch (Throwable t) {
-            abortBatch();
-            discardAppender();
-            throw new SluiceException.JournalException(partition + ": journal append failed: " + t, t);
+            throw appendFailed(t);
         }
         committed(base, count);
         return count;
@@ -482,6 +472,16 @@ public final class PartitionJournal implements AutoCloseable {
             throw new SluiceException.JournalException(partition + ": disk full: " + usable
                     + " bytes free on the journal disk, below minFreeDiskBytes=" + minFreeDiskBytes, null);
         }
+    }
+
+    /**
+     * The write itself failed (a SIGBUS on a full disk surfaces as an InternalError): the open document is discarded,
+     * and so is the appender, whose state no longer matters; the next append starts a fresh one.
+     */
+    private SluiceException.JournalException appendFailed(Throwable t) {
+        abortBatch();
+        discardAppender();
+        return new SluiceException.JournalException(partition + ": journal append failed: " + t, t);
     }
 
     private void discardAppender() {
