@@ -1,6 +1,7 @@
 package io.sluice.core;
 
 import io.sluice.core.internal.journal.RecordBatchCodec;
+import io.sluice.testkit.Await;
 import net.openhft.chronicle.bytes.Bytes;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -187,10 +188,7 @@ class BatchAppendTest {
             assertThat(broker.metrics().partitions().get(0).backPressured()).isGreaterThan(0);
             release.countDown();
             int expected = accepted * 10;
-            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (size(delivered) < expected && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
+            Await.until("every accepted event delivered", Duration.ofSeconds(10), () -> size(delivered) >= expected);
             synchronized (delivered) {
                 assertThat(delivered).hasSize(expected);
                 for (int i = 0; i < expected; i++) {

@@ -17,19 +17,16 @@ import io.sluice.core.TopicConfig;
 import io.sluice.core.TopicPartition;
 import io.sluice.net.protocol.ApiKey;
 import io.sluice.net.protocol.Fetch;
-import io.sluice.net.protocol.Frames;
 import io.sluice.net.protocol.RecordBatchReader;
 import io.sluice.net.protocol.Wire;
+import io.sluice.net.testing.RawClient;
 import io.sluice.net.testing.TestBroker;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.RandomAccessFile;
-import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -170,7 +167,7 @@ class BatchFetchTest {
         try (RawClient raw = new RawClient(broker.bootstrap())) {
             for (Batch b : batches) {
                 for (long from = b.baseOffset(); from < b.baseOffset() + b.count(); from++) {
-                    ByteBuf body = raw.fetch(Fetch.VERSION_BATCHES, from, 1 << 20);
+                    ByteBuf body = fetch(raw, Fetch.VERSION_BATCHES, from, 1 << 20);
                     ByteBuf shipped = batchBytes(body);
                     assertThat(shipped.getLong(0)).as("first batch shipped for offset %d", from).isEqualTo(b.baseOffset());
                     List<ConsumerRecord> records = new ArrayList<>();
@@ -190,7 +187,7 @@ class BatchFetchTest {
         try (RawClient raw = new RawClient(broker.bootstrap())) {
             long offset = 0;
             for (Batch b : batches) {
-                ByteBuf shipped = batchBytes(raw.fetch(Fetch.VERSION_BATCHES, offset, 1));
+                ByteBuf shipped = batchBytes(fetch(raw, Fetch.VERSION_BATCHES, offset, 1));
                 assertThat(shipped.readableBytes()).as("exactly the batch at %d", offset).isEqualTo(b.size());
                 assertThat(shipped.getLong(0)).isEqualTo(b.baseOffset());
                 offset = b.baseOffset() + b.count();
@@ -199,7 +196,7 @@ class BatchFetchTest {
             // maxBytes of two batches and a bit: whole batches while they fit, never a part of one
             if (batches.size() >= 3) {
                 int budget = batches.get(0).size() + batches.get(1).size() + batches.get(2).size() - 1;
-                ByteBuf shipped = batchBytes(raw.fetch(Fetch.VERSION_BATCHES, 0, budget));
+                ByteBuf shipped = batchBytes(fetch(raw, Fetch.VERSION_BATCHES, 0, budget));
                 assertThat(shipped.readableBytes()).isEqualTo(batches.get(0).size() + batches.get(1).size());
             }
         }
@@ -282,7 +279,7 @@ class BatchFetchTest {
         broker = TestBroker.start(dir);
 
         try (RawClient raw = new RawClient(broker.bootstrap())) {
-            ByteBuf body = raw.fetch(Fetch.VERSION_BATCHES, damaged.baseOffset() + damaged.count() - 1, 1 << 20);
+            ByteBuf body = fetch(raw, Fetch.VERSION_BATCHES, damaged.baseOffset() + damaged.count() - 1, 1 << 20);
             Fetch.PartitionData p = Fetch.Response.decodeBatches(body, new Fetch.Request(0, 1 << 20,
                     List.of(new Fetch.PartitionRequest(TP, damaged.baseOffset() + damaged.count() - 1, 1 << 20)))).partitions().get(0);
             assertThat(p.error()).isEqualTo(SluiceException.Code.CORRUPT_RECORD);
@@ -311,13 +308,13 @@ class BatchFetchTest {
         broker = TestBroker.start(dir);
         produce();
         try (RawClient raw = new RawClient(broker.bootstrap())) {
-            ByteBuf body = raw.fetch(Fetch.VERSION_RECORDS, 7, 1 << 20);
+            ByteBuf body = fetch(raw, Fetch.VERSION_RECORDS, 7, 1 << 20);
             List<ConsumerRecord> records = Fetch.Response.decode(body).partitions().get(0).records();
             assertThat(records).hasSize(RECORDS - 7);
             for (int i = 0; i < records.size(); i++) {
                 assertRecord(records.get(i), 7 + i);
             }
-            assertThatThrownBy(() -> raw.fetch((short) 2, 0, 1 << 20))
+            assertThatThrownBy(() -> fetch(raw, (short) 2, 0, 1 << 20))
                     .isInstanceOfSatisfying(SluiceException.class,
                             e -> assertThat(e.code()).isEqualTo(SluiceException.Code.UNSUPPORTED_VERSION));
         }
@@ -375,46 +372,9 @@ class BatchFetchTest {
         return -1;
     }
 
-    /** Plain-socket FETCH at a chosen version: what the Java client cannot send. */
-    private static final class RawClient implements AutoCloseable {
-        private final Socket socket;
-        private final DataOutputStream out;
-        private final DataInputStream in;
-        private int correlationId;
-
-        RawClient(String bootstrap) throws IOException {
-            String[] hostPort = bootstrap.split(":");
-            socket = new Socket(hostPort[0], Integer.parseInt(hostPort[1]));
-            socket.setSoTimeout(10_000);
-            out = new DataOutputStream(socket.getOutputStream());
-            in = new DataInputStream(socket.getInputStream());
-        }
-
-        /** The response body of a fetch of {@link #TP} from {@code offset}; a typed exception for an error frame. */
-        ByteBuf fetch(short version, long offset, int maxBytes) throws IOException {
-            ByteBuf frame = Unpooled.buffer();
-            int cid = ++correlationId;
-            int start = Frames.startRequest(frame, ApiKey.FETCH, version, cid);
-            new Fetch.Request(0, maxBytes, List.of(new Fetch.PartitionRequest(TP, offset, maxBytes))).encode(frame);
-            Frames.finish(frame, start);
-            byte[] bytes = new byte[frame.readableBytes()];
-            frame.readBytes(bytes);
-            out.write(bytes);
-            out.flush();
-            byte[] response = new byte[in.readInt()];
-            in.readFully(response);
-            ByteBuf body = Unpooled.wrappedBuffer(response);
-            assertThat(body.readInt()).isEqualTo(cid);
-            short code = body.readShort();
-            if (code != SluiceException.Code.NONE.id) {
-                throw SluiceException.fromCode(SluiceException.Code.of(code), Wire.readString(body));
-            }
-            return body;
-        }
-
-        @Override
-        public void close() throws IOException {
-            socket.close();
-        }
+    /** The response body of a raw fetch of {@link #TP} from {@code offset} at {@code version}. */
+    private static ByteBuf fetch(RawClient raw, short version, long offset, int maxBytes) throws IOException {
+        return raw.call(ApiKey.FETCH, version,
+                frame -> new Fetch.Request(0, maxBytes, List.of(new Fetch.PartitionRequest(TP, offset, maxBytes))).encode(frame));
     }
 }

@@ -1,7 +1,6 @@
 package io.sluice.net.client;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.sluice.core.Consumer;
 import io.sluice.core.ConsumerConfig;
 import io.sluice.core.ConsumerRecord;
@@ -15,20 +14,15 @@ import io.sluice.core.SluiceException;
 import io.sluice.core.TopicConfig;
 import io.sluice.core.TopicPartition;
 import io.sluice.net.protocol.ApiKey;
-import io.sluice.net.protocol.Frames;
 import io.sluice.net.protocol.ListOffsets;
-import io.sluice.net.protocol.Wire;
 import io.sluice.net.server.ServerStats;
+import io.sluice.net.testing.RawClient;
 import io.sluice.net.testing.TestBroker;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -195,21 +189,21 @@ class SeekToTimestampTest {
     void versionZeroIsStillAnsweredWithStartAndEndOffsets() throws Exception {
         produce();
         try (RawClient raw = new RawClient(broker.bootstrap())) {
-            ByteBuf body = raw.listOffsets(ListOffsets.VERSION_RANGE,
+            ByteBuf body = raw.call(ApiKey.LIST_OFFSETS, ListOffsets.VERSION_RANGE,
                     out -> ListOffsets.Request.ranges(TOPIC, List.of()).encode(out, ListOffsets.VERSION_RANGE));
             assertThat(body.readableBytes()).as("two partitions of 4 + 8 + 8 bytes, no timestamp offset").isEqualTo(4 + 2 * 20);
             assertThat(ListOffsets.Response.decode(body, ListOffsets.VERSION_RANGE).partitions()).containsExactly(
                     ListOffsets.PartitionOffsets.range(0, 0, RECORDS), ListOffsets.PartitionOffsets.range(1, 0, 0));
 
             // version 1 for several partitions at once; NO_TIMESTAMP answers the start offset without a search
-            ByteBuf v1 = raw.listOffsets(ListOffsets.VERSION_TIMESTAMPS, new ListOffsets.Request(TOPIC, List.of(
+            ByteBuf v1 = raw.call(ApiKey.LIST_OFFSETS, ListOffsets.VERSION_TIMESTAMPS, new ListOffsets.Request(TOPIC, List.of(
                     new ListOffsets.PartitionQuery(0, timestamp(42)), new ListOffsets.PartitionQuery(1, BASE),
                     new ListOffsets.PartitionQuery(0, ListOffsets.NO_TIMESTAMP)))::encode);
             assertThat(ListOffsets.Response.decode(v1, ListOffsets.VERSION_TIMESTAMPS).partitions()).containsExactly(
                     new ListOffsets.PartitionOffsets(0, 0, RECORDS, 42), new ListOffsets.PartitionOffsets(1, 0, 0, 0),
                     new ListOffsets.PartitionOffsets(0, 0, RECORDS, 0));
 
-            assertThatThrownBy(() -> raw.listOffsets((short) 2, ListOffsets.Request.ranges(TOPIC, List.of())::encode))
+            assertThatThrownBy(() -> raw.call(ApiKey.LIST_OFFSETS, (short) 2, ListOffsets.Request.ranges(TOPIC, List.of())::encode))
                     .isInstanceOfSatisfying(SluiceException.class,
                             e -> assertThat(e.code()).isEqualTo(SluiceException.Code.UNSUPPORTED_VERSION));
         }
@@ -220,22 +214,22 @@ class SeekToTimestampTest {
         produce();
         broker.broker.createTopic(new TopicConfig("memory-only", 1, -1, -1, false));
         try (RawClient raw = new RawClient(broker.bootstrap())) {
-            assertThatThrownBy(() -> raw.listOffsets(ListOffsets.VERSION_TIMESTAMPS, new ListOffsets.Request("no-such-topic",
+            assertThatThrownBy(() -> raw.call(ApiKey.LIST_OFFSETS, ListOffsets.VERSION_TIMESTAMPS, new ListOffsets.Request("no-such-topic",
                     List.of(new ListOffsets.PartitionQuery(0, BASE)))::encode))
                     .isInstanceOf(SluiceException.UnknownTopicException.class).hasMessageContaining("no-such-topic");
-            assertThatThrownBy(() -> raw.listOffsets(ListOffsets.VERSION_TIMESTAMPS, new ListOffsets.Request(TOPIC,
+            assertThatThrownBy(() -> raw.call(ApiKey.LIST_OFFSETS, ListOffsets.VERSION_TIMESTAMPS, new ListOffsets.Request(TOPIC,
                     List.of(new ListOffsets.PartitionQuery(7, BASE)))::encode))
                     .isInstanceOf(SluiceException.UnknownTopicException.class).hasMessageContaining(TOPIC + "-7");
-            assertThatThrownBy(() -> raw.listOffsets(ListOffsets.VERSION_TIMESTAMPS, new ListOffsets.Request("memory-only",
+            assertThatThrownBy(() -> raw.call(ApiKey.LIST_OFFSETS, ListOffsets.VERSION_TIMESTAMPS, new ListOffsets.Request("memory-only",
                     List.of(new ListOffsets.PartitionQuery(0, BASE)))::encode))
                     .isInstanceOf(SluiceException.InvalidConfigException.class).hasMessageContaining("memory-only");
             // a version-0 body sent as version 1: its partitions lack their timestamps
-            assertThatThrownBy(() -> raw.listOffsets(ListOffsets.VERSION_TIMESTAMPS,
+            assertThatThrownBy(() -> raw.call(ApiKey.LIST_OFFSETS, ListOffsets.VERSION_TIMESTAMPS,
                     out -> ListOffsets.Request.ranges(TOPIC, List.of(0)).encode(out, ListOffsets.VERSION_RANGE)))
                     .isInstanceOfSatisfying(SluiceException.class,
                             e -> assertThat(e.code()).isEqualTo(SluiceException.Code.INVALID_REQUEST));
 
-            ByteBuf ok = raw.listOffsets(ListOffsets.VERSION_TIMESTAMPS, new ListOffsets.Request(TOPIC,
+            ByteBuf ok = raw.call(ApiKey.LIST_OFFSETS, ListOffsets.VERSION_TIMESTAMPS, new ListOffsets.Request(TOPIC,
                     List.of(new ListOffsets.PartitionQuery(0, timestamp(7))))::encode);
             assertThat(ListOffsets.Response.decode(ok, ListOffsets.VERSION_TIMESTAMPS).partitions())
                     .containsExactly(new ListOffsets.PartitionOffsets(0, 0, RECORDS, 6));
@@ -249,48 +243,5 @@ class SeekToTimestampTest {
             read.addAll(consumer.poll(Duration.ofMillis(100)));
         }
         return read;
-    }
-
-    /** Plain-socket LIST_OFFSETS at a chosen version: what the Java client cannot send. */
-    private static final class RawClient implements AutoCloseable {
-        private final Socket socket;
-        private final DataOutputStream out;
-        private final DataInputStream in;
-        private int correlationId;
-
-        RawClient(String bootstrap) throws IOException {
-            String[] hostPort = bootstrap.split(":");
-            socket = new Socket(hostPort[0], Integer.parseInt(hostPort[1]));
-            socket.setSoTimeout(10_000);
-            out = new DataOutputStream(socket.getOutputStream());
-            in = new DataInputStream(socket.getInputStream());
-        }
-
-        /** The response body; a typed exception for an error frame. */
-        ByteBuf listOffsets(short version, java.util.function.Consumer<ByteBuf> request) throws IOException {
-            ByteBuf frame = Unpooled.buffer();
-            int cid = ++correlationId;
-            int start = Frames.startRequest(frame, ApiKey.LIST_OFFSETS, version, cid);
-            request.accept(frame);
-            Frames.finish(frame, start);
-            byte[] bytes = new byte[frame.readableBytes()];
-            frame.readBytes(bytes);
-            out.write(bytes);
-            out.flush();
-            byte[] response = new byte[in.readInt()];
-            in.readFully(response);
-            ByteBuf body = Unpooled.wrappedBuffer(response);
-            assertThat(body.readInt()).isEqualTo(cid);
-            short code = body.readShort();
-            if (code != SluiceException.Code.NONE.id) {
-                throw SluiceException.fromCode(SluiceException.Code.of(code), Wire.readString(body));
-            }
-            return body;
-        }
-
-        @Override
-        public void close() throws IOException {
-            socket.close();
-        }
     }
 }
