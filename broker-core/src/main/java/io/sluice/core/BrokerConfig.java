@@ -17,6 +17,9 @@ import java.util.Objects;
  * @param ringSize                 slots per partition ring; a power of two in [64, 2^22]. Bounds the events in
  *                                 flight between producers and the journal writer of one partition
  * @param waitStrategy             how journal writers and subscribers wait for events
+ * @param journalThreads           threads the journal writers of all partitions share (each partition is written by
+ *                                 one of them, always the same)
+ * @param subscriberThreads        threads the live subscribers ({@link Broker#subscribe}) of all partitions share
  * @param maxEventSize             the largest serialized event accepted (key + value + headers + 26 bytes framing)
  * @param rollCycle                journal file granularity (and so retention granularity)
  * @param retentionCheckMillis     how often the housekeeper applies topic retention
@@ -25,7 +28,8 @@ import java.util.Objects;
  *                                 them has less free space than this, instead of risking a SIGBUS on a memory-mapped
  *                                 write into a full disk; 0 disables the check
  */
-public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStrategy, int maxEventSize,
+public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStrategy, int journalThreads,
+                           int subscriberThreads, int maxEventSize,
                            RollCycleType rollCycle, long retentionCheckMillis, EpochClock clock, long minFreeDiskBytes) {
 
     public static final int MAX_EVENT_SIZE_LIMIT = 64 << 20;
@@ -33,6 +37,8 @@ public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStra
     public static final String DATA_DIR = "data.dir";
     public static final String RING_SIZE = "ring.size";
     public static final String WAIT_STRATEGY = "wait.strategy";
+    public static final String JOURNAL_THREADS = "journal.threads";
+    public static final String SUBSCRIBER_THREADS = "subscriber.threads";
     public static final String MAX_EVENT_SIZE = "max.event.size";
     public static final String ROLL_CYCLE = "roll.cycle";
     public static final String RETENTION_CHECK_MS = "retention.check.ms";
@@ -46,6 +52,11 @@ public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStra
                     "slots per partition ring: bounds the events in flight between producers and the partition's journal writer")
             .define(WAIT_STRATEGY, Type.STRING, "sleeping", Validator.oneOf(WaitStrategyType.class), Importance.LOW,
                     "how journal writers and subscribers wait for events (Disruptor wait strategies)")
+            .define(JOURNAL_THREADS, Type.INT, 2, Validator.between(1, 256), Importance.MEDIUM,
+                    "threads shared by the journal writers of all partitions (a partition always uses the same one)")
+            .define(SUBSCRIBER_THREADS, Type.INT, 2, Validator.between(1, 256), Importance.LOW,
+                    "threads shared by the live subscribers of all partitions; a subscriber that blocks holds up "
+                            + "the others on its thread")
             .define(MAX_EVENT_SIZE, Type.INT, 1 << 20, Validator.between(64, MAX_EVENT_SIZE_LIMIT), Importance.MEDIUM,
                     "largest serialized event in bytes (key + value + headers + 26 bytes framing)")
             .define(ROLL_CYCLE, Type.STRING, "hourly", Validator.oneOf(RollCycleType.class), Importance.LOW,
@@ -66,6 +77,8 @@ public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStra
         Objects.requireNonNull(rollCycle, "rollCycle");
         Objects.requireNonNull(clock, "clock");
         DEFINITION.check(RING_SIZE, "ringSize", ringSize);
+        DEFINITION.check(JOURNAL_THREADS, "journalThreads", journalThreads);
+        DEFINITION.check(SUBSCRIBER_THREADS, "subscriberThreads", subscriberThreads);
         DEFINITION.check(MAX_EVENT_SIZE, "maxEventSize", maxEventSize);
         DEFINITION.check(MIN_FREE_DISK_BYTES, "minFreeDiskBytes", minFreeDiskBytes);
         DEFINITION.check(RETENTION_CHECK_MS, "retentionCheckMillis", retentionCheckMillis);
@@ -80,6 +93,8 @@ public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStra
         return new Builder(Path.of(settings.getString(DATA_DIR)))
                 .ringSize(settings.getInt(RING_SIZE))
                 .waitStrategy(WaitStrategyType.valueOf(settings.getString(WAIT_STRATEGY).toUpperCase(Locale.ROOT)))
+                .journalThreads(settings.getInt(JOURNAL_THREADS))
+                .subscriberThreads(settings.getInt(SUBSCRIBER_THREADS))
                 .maxEventSize(settings.getInt(MAX_EVENT_SIZE))
                 .rollCycle(RollCycleType.valueOf(settings.getString(ROLL_CYCLE).toUpperCase(Locale.ROOT)))
                 .retentionCheckMillis(settings.getLong(RETENTION_CHECK_MS))
@@ -90,6 +105,8 @@ public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStra
         private final Path dataDir;
         private int ringSize = DEFAULT_RING_SIZE;
         private WaitStrategyType waitStrategy = WaitStrategyType.valueOf(DEFINITION.defaultString(WAIT_STRATEGY).toUpperCase(Locale.ROOT));
+        private int journalThreads = DEFINITION.defaultInt(JOURNAL_THREADS);
+        private int subscriberThreads = DEFINITION.defaultInt(SUBSCRIBER_THREADS);
         private int maxEventSize = DEFAULT_MAX_EVENT_SIZE;
         private RollCycleType rollCycle = RollCycleType.valueOf(DEFINITION.defaultString(ROLL_CYCLE).toUpperCase(Locale.ROOT));
         private long retentionCheckMillis = DEFINITION.defaultLong(RETENTION_CHECK_MS);
@@ -102,6 +119,8 @@ public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStra
 
         public Builder ringSize(int v) { this.ringSize = v; return this; }
         public Builder waitStrategy(WaitStrategyType v) { this.waitStrategy = v; return this; }
+        public Builder journalThreads(int v) { this.journalThreads = v; return this; }
+        public Builder subscriberThreads(int v) { this.subscriberThreads = v; return this; }
         public Builder maxEventSize(int v) { this.maxEventSize = v; return this; }
         public Builder rollCycle(RollCycleType v) { this.rollCycle = v; return this; }
         public Builder retentionCheckMillis(long v) { this.retentionCheckMillis = v; return this; }
@@ -112,7 +131,8 @@ public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStra
             if (dataDir == null) {
                 throw InvalidConfigException.of("dataDir", null, "must be set");
             }
-            return new BrokerConfig(dataDir, ringSize, waitStrategy, maxEventSize, rollCycle, retentionCheckMillis, clock, minFreeDiskBytes);
+            return new BrokerConfig(dataDir, ringSize, waitStrategy, journalThreads, subscriberThreads, maxEventSize,
+                    rollCycle, retentionCheckMillis, clock, minFreeDiskBytes);
         }
     }
 }

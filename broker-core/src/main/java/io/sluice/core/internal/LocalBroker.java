@@ -20,6 +20,7 @@ import io.sluice.core.TopicConfig;
 import io.sluice.core.TopicDescription;
 import io.sluice.core.TopicPartition;
 import io.sluice.core.internal.bus.PartitionRing;
+import io.sluice.core.internal.bus.StageAgents;
 import io.sluice.core.internal.client.LocalConsumer;
 import io.sluice.core.internal.client.LocalProducer;
 import io.sluice.core.internal.client.PushConsumer;
@@ -67,6 +68,9 @@ public final class LocalBroker implements Broker, LocalProducer.Rings, LocalCons
     private final Path topicsDir;
     private final ConcurrentHashMap<String, Topic> topics = new ConcurrentHashMap<>();
     private final GroupCoordinator groups;
+    /** The threads every partition's journal writer and live subscribers share. */
+    private final StageAgents journalAgents;
+    private final StageAgents subscriberAgents;
     private final ScheduledExecutorService housekeeper;
     private final FileChannel lockChannel;
     private final FileLock lock;
@@ -91,11 +95,15 @@ public final class LocalBroker implements Broker, LocalProducer.Rings, LocalCons
             closeQuietly(lockChannel);
             throw new SluiceException.InvalidConfigException("data directory " + dataDir + " is in use by another broker process");
         }
+        this.journalAgents = new StageAgents("sluice-journal", config.journalThreads(), config.waitStrategy());
+        this.subscriberAgents = new StageAgents("sluice-subscriber", config.subscriberThreads(), config.waitStrategy());
         try {
             loadTopics();
             this.groups = new GroupCoordinator(dataDir.resolve("groups"), this::partitionsOf, config.clock());
         } catch (RuntimeException e) {
             topics.values().forEach(Topic::close);
+            subscriberAgents.close();
+            journalAgents.close();
             releaseLock();
             throw e;
         }
@@ -123,7 +131,7 @@ public final class LocalBroker implements Broker, LocalProducer.Rings, LocalCons
         try (DirectoryStream<Path> dirs = Files.newDirectoryStream(topicsDir)) {
             for (Path dir : dirs) {
                 if (Files.isRegularFile(dir.resolve(Topic.CONFIG_FILE))) {
-                    Topic t = Topic.load(dir, config);
+                    Topic t = Topic.load(dir, config, journalAgents, subscriberAgents);
                     topics.put(t.name(), t);
                 }
             }
@@ -143,7 +151,7 @@ public final class LocalBroker implements Broker, LocalProducer.Rings, LocalCons
         if (topics.containsKey(topicConfig.name())) {
             throw new SluiceException.TopicExistsException("topic '" + topicConfig.name() + "' already exists");
         }
-        Topic t = Topic.create(topicConfig, topicsDir.resolve(topicConfig.name()), config);
+        Topic t = Topic.create(topicConfig, topicsDir.resolve(topicConfig.name()), config, journalAgents, subscriberAgents);
         topics.put(t.name(), t);
         LOG.info("created topic '{}' with {} partitions", t.name(), topicConfig.partitions());
         return t.describe();
@@ -458,6 +466,8 @@ public final class LocalBroker implements Broker, LocalProducer.Rings, LocalCons
         }
         groups.close();
         topics.values().forEach(Topic::close);
+        subscriberAgents.close();
+        journalAgents.close();
         releaseLock();
         LOG.info("broker closed ({})", config.dataDir());
     }

@@ -6,6 +6,7 @@ import io.sluice.core.TopicConfig;
 import io.sluice.core.TopicDescription;
 import io.sluice.core.TopicPartition;
 import io.sluice.core.internal.bus.PartitionRing;
+import io.sluice.core.internal.bus.StageAgents;
 import io.sluice.core.internal.client.LocalProducer;
 import io.sluice.core.internal.journal.DurableFiles;
 import io.sluice.core.internal.journal.PartitionJournal;
@@ -32,7 +33,7 @@ final class Topic implements AutoCloseable {
     private final PartitionRing[] rings;
     private final LocalProducer.TopicRings producerView;
 
-    private Topic(TopicConfig config, Path dir, BrokerConfig brokerConfig) {
+    private Topic(TopicConfig config, Path dir, BrokerConfig brokerConfig, StageAgents journalAgents, StageAgents subscriberAgents) {
         this.config = config;
         this.dir = dir;
         this.rings = new PartitionRing[config.partitions()];
@@ -43,7 +44,7 @@ final class Topic implements AutoCloseable {
                         ? new PartitionJournal(tp, dir.resolve(Integer.toString(p)), brokerConfig.rollCycle(), brokerConfig.clock(),
                                 brokerConfig.minFreeDiskBytes())
                         : null;
-                rings[p] = new PartitionRing(tp, brokerConfig.ringSize(), brokerConfig.waitStrategy(), journal);
+                rings[p] = new PartitionRing(tp, brokerConfig.ringSize(), journal, journalAgents, subscriberAgents);
             }
         } catch (RuntimeException e) {
             close();
@@ -56,9 +57,10 @@ final class Topic implements AutoCloseable {
         return producerView;
     }
 
-    static Topic create(TopicConfig config, Path dir, BrokerConfig brokerConfig) {
+    static Topic create(TopicConfig config, Path dir, BrokerConfig brokerConfig, StageAgents journalAgents,
+                        StageAgents subscriberAgents) {
         writeConfig(config, dir);
-        return new Topic(config, dir, brokerConfig);
+        return new Topic(config, dir, brokerConfig, journalAgents, subscriberAgents);
     }
 
     /** Persists and applies a new config with the same name, partitions and journaled flag. */
@@ -85,7 +87,7 @@ final class Topic implements AutoCloseable {
         }
     }
 
-    static Topic load(Path dir, BrokerConfig brokerConfig) {
+    static Topic load(Path dir, BrokerConfig brokerConfig, StageAgents journalAgents, StageAgents subscriberAgents) {
         Properties p = new Properties();
         try (Reader r = Files.newBufferedReader(dir.resolve(CONFIG_FILE), StandardCharsets.UTF_8)) {
             p.load(r);
@@ -95,7 +97,7 @@ final class Topic implements AutoCloseable {
         TopicConfig config = new TopicConfig(p.getProperty("name"), Integer.parseInt(p.getProperty("partitions")),
                 Long.parseLong(p.getProperty("retention.ms", "-1")), Long.parseLong(p.getProperty("retention.bytes", "-1")),
                 Boolean.parseBoolean(p.getProperty("journaled", "true")));
-        return new Topic(config, dir, brokerConfig);
+        return new Topic(config, dir, brokerConfig, journalAgents, subscriberAgents);
     }
 
     TopicConfig config() {

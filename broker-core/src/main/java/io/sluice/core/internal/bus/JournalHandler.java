@@ -3,7 +3,6 @@ package io.sluice.core.internal.bus;
 import com.lmax.disruptor.EventHandler;
 import com.lmax.disruptor.RingBuffer;
 import com.lmax.disruptor.Sequence;
-import com.lmax.disruptor.WaitStrategy;
 import io.sluice.core.Acks;
 import io.sluice.core.SendCallback;
 import io.sluice.core.SluiceException;
@@ -22,10 +21,10 @@ import org.slf4j.LoggerFactory;
  * {@link Acks#SYNC} sends at the end of the ring batch after one msync for the whole of it (group commit). An event
  * the journal cannot encode fails alone; a failed write fails every event of its record batch.
  *
- * <p>At the end of each batch it publishes its progress itself (the processor's sequence, through
- * {@link #setSequenceCallback}) and then wakes whoever waits on it: the subscribers parked in the ring's wait
- * strategy, and the readers of the journal (embedded consumers, long-polling fetches) parked on
- * {@link PartitionJournal#progress()}. Publishing before the processor would keeps the wake-up after the progress it announces.
+ * <p>At the end of each batch it publishes its progress itself (its poller's sequence, given through
+ * {@link #setSequenceCallback}) and then wakes whoever waits on it: the threads of this partition's subscribers
+ * ({@link Wakers}), and the readers of the journal (embedded consumers, long-polling fetches) parked on
+ * {@link PartitionJournal#progress()}. Publishing before the poller would keeps the wake-up after the progress it announces.
  */
 final class JournalHandler implements EventHandler<RingSlot> {
     private static final Logger LOG = LoggerFactory.getLogger(JournalHandler.class);
@@ -35,7 +34,7 @@ final class JournalHandler implements EventHandler<RingSlot> {
     private final SingleWriterRecorder publishToJournal;
     private volatile long journaled;
     private volatile long errors;
-    private final WaitStrategy waitStrategy;
+    private final Wakers subscribers;
     private final int maxBatchBytes;
     private long batchStart = -1;
     /** ring sequence of the first event in the open journal batch, -1 if none */
@@ -44,17 +43,17 @@ final class JournalHandler implements EventHandler<RingSlot> {
     private Sequence progress;
 
     JournalHandler(PartitionJournal journal, RingBuffer<RingSlot> ring, SingleWriterRecorder publishToJournal,
-                   WaitStrategy waitStrategy) {
-        this(journal, ring, publishToJournal, waitStrategy, RecordBatchCodec.DEFAULT_MAX_BATCH_BYTES);
+                   Wakers subscribers) {
+        this(journal, ring, publishToJournal, subscribers, RecordBatchCodec.DEFAULT_MAX_BATCH_BYTES);
     }
 
     JournalHandler(PartitionJournal journal, RingBuffer<RingSlot> ring, SingleWriterRecorder publishToJournal,
-                   WaitStrategy waitStrategy, int maxBatchBytes) {
+                   Wakers subscribers, int maxBatchBytes) {
         this.maxBatchBytes = maxBatchBytes;
         this.journal = journal;
         this.ring = ring;
         this.publishToJournal = publishToJournal;
-        this.waitStrategy = waitStrategy;
+        this.subscribers = subscribers;
     }
 
     @Override
@@ -67,7 +66,7 @@ final class JournalHandler implements EventHandler<RingSlot> {
         batchStart = -1;
         if (progress != null) {
             progress.setVolatile(sequence);
-            waitStrategy.signalAllWhenBlocking();
+            subscribers.wakeAll();
         }
         journal.progress().signal();
     }

@@ -1,13 +1,9 @@
 package io.sluice.core.internal.bus;
 
-import io.sluice.core.internal.NamedThreadFactory;
-import com.lmax.disruptor.BatchEventProcessor;
-import com.lmax.disruptor.BatchEventProcessorBuilder;
+import com.lmax.disruptor.EventPoller;
 import com.lmax.disruptor.InsufficientCapacityException;
 import com.lmax.disruptor.RingBuffer;
 import com.lmax.disruptor.Sequence;
-import com.lmax.disruptor.SequenceBarrier;
-import com.lmax.disruptor.WaitStrategy;
 import io.sluice.core.Acks;
 import io.sluice.core.EventSubscriber;
 import io.sluice.core.Header;
@@ -15,7 +11,6 @@ import io.sluice.core.Producer;
 import io.sluice.core.SendCallback;
 import io.sluice.core.SluiceException;
 import io.sluice.core.TopicPartition;
-import io.sluice.core.WaitStrategyType;
 import io.sluice.core.internal.journal.PartitionJournal;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.SingleWriterRecorder;
@@ -28,31 +23,43 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
 
 /**
  * One partition's bus: a multi-producer Disruptor ring whose first consumer is the journal writer (for journaled
  * topics) and whose live subscribers run after it in the dependency graph:
  *
  * <pre>
- *   producers ──claim/publish──► ring ──► JournalHandler ──► SubscriberHandler × N
+ *   producers ──claim/publish──► ring ──► journal writer ──► subscriber × N
  * </pre>
  *
  * A slot holds one event ({@link #tryPublish}) or one producer's record batch ({@link #tryPublishBatch}, whose bytes
  * wait in the bounded {@link BatchBuffers}). Producers never block here: a full ring (or batch memory) is
  * {@link Producer#BACK_PRESSURED}.
+ *
+ * <p>The journal writer and the subscribers are {@link PolledStage}s run by the broker's shared threads
+ * ({@link StageAgents}: {@code journal.threads} and {@code subscriber.threads}), not threads of their own: a publish
+ * wakes the journal writer's thread, the journal writer's progress wakes the subscribers' threads ({@link Wakers}).
  */
 public final class PartitionRing implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionRing.class);
     private static final long DRAIN_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
     /** Events the journal writer handles before publishing its progress (and before a SYNC group commit). */
     static final int JOURNAL_MAX_BATCH = 256;
+    /** Events a subscriber handles before its thread polls the next stage. */
+    static final int SUBSCRIBER_MAX_BATCH = 256;
 
     private final TopicPartition partition;
     private final RingBuffer<RingSlot> ring;
+    /** Woken by every publish: the journal writer's agent, or (memory-only) the subscribers' agents. */
+    private final Wakers onPublish = new Wakers();
+    /** Woken by the journal writer's progress: the subscribers' agents (journaled topics). */
+    private final Wakers onJournaled = new Wakers();
     private final PartitionJournal journal;
     private final JournalHandler journalHandler;
-    private final BatchEventProcessor<RingSlot> journalProcessor;
-    private final Thread journalThread;
+    private final PolledStage journalStage;
+    private final StageAgent journalAgent;
+    private final StageAgents subscriberAgents;
     private final SingleWriterRecorder publishToJournal = new SingleWriterRecorder(3);
     private final List<SubscriberStage> subscribers = new CopyOnWriteArrayList<>();
     private final LongAdder backPressured = new LongAdder();
@@ -64,27 +71,31 @@ public final class PartitionRing implements AutoCloseable {
     private boolean closed;
 
     /**
-     * @param journal null for a memory-only topic (no journal stage; subscribers follow the producers directly)
+     * @param journal          null for a memory-only topic (no journal stage; subscribers follow the producers directly)
+     * @param journalAgents    the threads journal writers share (unused without a journal)
+     * @param subscriberAgents the threads live subscribers share
      */
-    public PartitionRing(TopicPartition partition, int ringSize, WaitStrategyType waitStrategy, PartitionJournal journal) {
+    public PartitionRing(TopicPartition partition, int ringSize, PartitionJournal journal, StageAgents journalAgents,
+                         StageAgents subscriberAgents) {
         this.partition = partition;
         this.journal = journal;
-        WaitStrategy wait = WaitStrategies.create(waitStrategy);
-        this.ring = RingBuffer.createMultiProducer(RingSlot::new, ringSize, wait);
+        this.subscriberAgents = subscriberAgents;
+        this.ring = RingBuffer.createMultiProducer(RingSlot::new, ringSize, onPublish);
         if (journal != null) {
-            journalHandler = new JournalHandler(journal, ring, publishToJournal, wait);
-            // The journal's sequence (what subscribers and close() wait on) only moves at the end of a batch: cap the
+            journalHandler = new JournalHandler(journal, ring, publishToJournal, onJournaled);
+            EventPoller<RingSlot> poller = ring.newPoller();
+            journalHandler.setSequenceCallback(poller.getSequence());
+            ring.addGatingSequences(poller.getSequence());
+            // The journal's sequence (what subscribers and close() wait on) only moves at the end of a poll: cap the
             // batch so a burst reaches subscribers in steps instead of all at once after the whole burst is written.
-            journalProcessor = new BatchEventProcessorBuilder().setMaxBatchSize(JOURNAL_MAX_BATCH)
-                    .build(ring, ring.newBarrier(), journalHandler);
-            journalProcessor.setExceptionHandler(new LoggingExceptionHandler("journal " + partition));
-            ring.addGatingSequences(journalProcessor.getSequence());
-            journalThread = new NamedThreadFactory("sluice-journal-" + partition).newThread(journalProcessor);
-            journalThread.start();
+            journalStage = new PolledStage("journal " + partition, poller, ring::getCursor, journalHandler,
+                    JOURNAL_MAX_BATCH, journalHandler::onShutdown);
+            journalAgent = journalAgents.assign(journalStage);
+            onPublish.add(journalAgent);
         } else {
             journalHandler = null;
-            journalProcessor = null;
-            journalThread = null;
+            journalStage = null;
+            journalAgent = null;
         }
     }
 
@@ -198,28 +209,31 @@ public final class PartitionRing implements AutoCloseable {
         if (!accepting) {
             throw new SluiceException.ClosedException(partition + " is closed");
         }
-        SequenceBarrier barrier = journalProcessor != null ? ring.newBarrier(journalProcessor.getSequence()) : ring.newBarrier();
-        SubscriberStage stage = new SubscriberStage(name, subscriber, barrier);
+        SubscriberStage stage = new SubscriberStage(name, subscriber);
         subscribers.add(stage);
         return stage;
     }
 
-    /** A subscriber's processor and thread on this ring. */
+    /** A subscriber's stage on this ring, run by one of the broker's subscriber threads. */
     public final class SubscriberStage implements AutoCloseable {
         private final SubscriberHandler handler;
-        private final BatchEventProcessor<RingSlot> processor;
-        private final Thread thread;
+        private final PolledStage stage;
+        private final StageAgent agent;
+        private final Wakers wakers;
         private final SingleWriterRecorder latency = new SingleWriterRecorder(3);
         private boolean closed;
 
-        private SubscriberStage(String name, EventSubscriber subscriber, SequenceBarrier barrier) {
+        private SubscriberStage(String name, EventSubscriber subscriber) {
             handler = new SubscriberHandler(name, subscriber, latency, journal != null);
-            processor = new BatchEventProcessorBuilder().build(ring, barrier, handler);
-            processor.setExceptionHandler(new LoggingExceptionHandler("subscriber " + name + " on " + partition));
+            EventPoller<RingSlot> poller = journalStage != null ? ring.newPoller(journalStage.sequence()) : ring.newPoller();
             // addGatingSequences moves the new sequence to the cursor: the subscriber starts with the next event
-            ring.addGatingSequences(processor.getSequence());
-            thread = new NamedThreadFactory("sluice-sub-" + name + "-" + partition).newThread(processor);
-            thread.start();
+            ring.addGatingSequences(poller.getSequence());
+            LongSupplier follows = journalStage != null ? journalStage.sequence()::get : ring::getCursor;
+            stage = new PolledStage("subscriber " + name + " on " + partition, poller, follows, handler,
+                    SUBSCRIBER_MAX_BATCH, null);
+            wakers = journalStage != null ? onJournaled : onPublish;
+            agent = subscriberAgents.assign(stage);
+            wakers.add(agent);
         }
 
         public long delivered() {
@@ -230,16 +244,17 @@ public final class PartitionRing implements AutoCloseable {
             target.add(latency.getIntervalHistogram());
         }
 
-        /** Stops the subscriber thread and releases the ring from its sequence. Safe to call twice. */
+        /** Stops delivering to the subscriber and releases the ring from its sequence. Safe to call twice. */
         @Override
         public synchronized void close() {
             if (closed) {
                 return;
             }
             closed = true;
-            processor.halt();
-            join(thread);
-            ring.removeGatingSequence(processor.getSequence());
+            handler.stop();
+            agent.remove(stage);
+            wakers.remove(agent);
+            ring.removeGatingSequence(stage.sequence());
             subscribers.remove(this);
             synchronized (closedJournalToSubscriber) {
                 drainInto(closedJournalToSubscriber);
@@ -247,7 +262,7 @@ public final class PartitionRing implements AutoCloseable {
         }
 
         Sequence sequence() {
-            return processor.getSequence();
+            return stage.sequence();
         }
     }
 
@@ -303,17 +318,17 @@ public final class PartitionRing implements AutoCloseable {
         accepting = false;
         long deadline = System.nanoTime() + DRAIN_TIMEOUT_NANOS;
         long cursor = ring.getCursor(); // read after accepting=false: see tryPublish
-        if (journalProcessor != null) {
-            awaitSequence(journalProcessor.getSequence(), cursor, deadline);
+        if (journalStage != null) {
+            awaitSequence(journalStage.sequence(), cursor, deadline);
         }
         for (SubscriberStage s : subscribers) {
             awaitSequence(s.sequence(), cursor, deadline);
             s.close();
         }
-        if (journalProcessor != null) {
-            journalProcessor.halt();
-            join(journalThread);
-            long done = journalProcessor.getSequence().get();
+        if (journalStage != null) {
+            journalAgent.remove(journalStage); // the appender is closed on the thread that used it
+            onPublish.remove(journalAgent);
+            long done = journalStage.sequence().get();
             if (done < cursor) {
                 LOG.error("{}: {} accepted events could not be journaled before close; their senders are told",
                         partition, cursor - done);
@@ -333,17 +348,6 @@ public final class PartitionRing implements AutoCloseable {
         while (sequence.get() < target && System.nanoTime() < deadline) {
             LockSupport.parkNanos(park);
             park = Math.min(park * 2, 1_000_000);
-        }
-    }
-
-    private static void join(Thread t) {
-        try {
-            t.join(TimeUnit.SECONDS.toMillis(10));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        if (t.isAlive()) {
-            LOG.warn("thread {} did not stop within 10 s", t.getName());
         }
     }
 }

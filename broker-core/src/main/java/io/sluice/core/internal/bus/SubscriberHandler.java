@@ -7,7 +7,11 @@ import org.HdrHistogram.SingleWriterRecorder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Runs a user {@link EventSubscriber} on its own thread; its failures are counted and logged, never fatal. */
+/**
+ * Runs a user {@link EventSubscriber} on one of the broker's subscriber threads; its failures are counted and logged,
+ * never fatal. Once {@link #stop() stopped} (its subscription closed, perhaps from its own callback in the middle of
+ * a batch) it delivers nothing more.
+ */
 final class SubscriberHandler implements EventHandler<RingSlot> {
     private static final Logger LOG = LoggerFactory.getLogger(SubscriberHandler.class);
 
@@ -18,6 +22,7 @@ final class SubscriberHandler implements EventHandler<RingSlot> {
     private final BatchEventView batchView = new BatchEventView();
     private volatile long delivered;
     private volatile long failures;
+    private volatile boolean stopped;
 
     SubscriberHandler(String name, EventSubscriber subscriber, SingleWriterRecorder journalToSubscriber, boolean journaled) {
         this.name = name;
@@ -28,7 +33,7 @@ final class SubscriberHandler implements EventHandler<RingSlot> {
 
     @Override
     public void onEvent(RingSlot slot, long sequence, boolean endOfBatch) {
-        if (slot.cancelled) {
+        if (slot.cancelled || stopped) {
             return;
         }
         long from = journaled ? slot.journalNanos : slot.publishNanos;
@@ -38,7 +43,7 @@ final class SubscriberHandler implements EventHandler<RingSlot> {
             return;
         }
         batchView.open(slot);
-        while (batchView.hasNext()) {
+        while (batchView.hasNext() && !stopped) {
             batchView.next();
             deliver(batchView, endOfBatch && !batchView.hasNext());
         }
@@ -54,6 +59,10 @@ final class SubscriberHandler implements EventHandler<RingSlot> {
                 LOG.error("subscriber '{}' failed on {}-{} ({} failures so far)", name, event.topic(), event.partition(), failures, t);
             }
         }
+    }
+
+    void stop() {
+        stopped = true;
     }
 
     long delivered() {

@@ -7,9 +7,9 @@ import com.lmax.disruptor.YieldingWaitStrategy;
 import io.sluice.core.WaitStrategyType;
 
 /**
- * The Disruptor wait strategy behind each {@link WaitStrategyType}. Public (in an internal package) so that the
- * benchmarks' raw Disruptor baselines wait exactly as Sluice's rings do: a baseline that parked longer or shorter
- * than Sluice would measure the wait strategy, not the bus.
+ * The Disruptor wait strategy for each {@link WaitStrategyType}, for the benchmarks' raw Disruptor baselines: they wait
+ * as Sluice's stage threads do ({@link WakeableIdleStrategy}: the same spins, yields and timer-less park for
+ * {@code SLEEPING}), so that a latency gap is the bus's, not the waiting's. Public, in an internal package, for them.
  */
 public final class WaitStrategies {
     private WaitStrategies() {

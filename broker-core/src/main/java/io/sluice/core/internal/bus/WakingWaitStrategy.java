@@ -11,7 +11,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Spin, then yield, then park <em>without a timer</em> until woken: microsecond hand-offs while events keep coming
+ * The raw-Disruptor baselines' twin of Sluice's {@link WakeableIdleStrategy} (the same spin and yield counts): spin,
+ * then yield, then park <em>without a timer</em> until woken: microsecond hand-offs while events keep coming
  * and no wake-up at all while a partition is idle. Who wakes a parked waiter:
  * <ul>
  *   <li>the ring's producers: the Disruptor calls {@link #signalAllWhenBlocking} after every publish (the journal
@@ -27,8 +28,8 @@ import java.util.concurrent.locks.LockSupport;
  * writer's sequence) and then reads {@code sleepers}. One of the two sees the other's write.
  */
 final class WakingWaitStrategy implements WaitStrategy {
-    private static final int SPINS = 100;
-    private static final int YIELDS = 20;
+    private static final int SPINS = WakeableIdleStrategy.SPINS;
+    private static final int YIELDS = WakeableIdleStrategy.YIELDS;
 
     private final AtomicInteger sleepers = new AtomicInteger();
     private final Set<Thread> parked = ConcurrentHashMap.newKeySet();

@@ -1,6 +1,5 @@
 package io.sluice.core.internal.bus;
 
-import com.lmax.disruptor.BlockingWaitStrategy;
 import com.lmax.disruptor.RingBuffer;
 import io.sluice.core.Acks;
 import io.sluice.core.ConsumerRecord;
@@ -266,7 +265,7 @@ class BatchJournalTest {
         try (PartitionJournal journal = new PartitionJournal(tp, dir, RollCycleType.FIVE_MINUTELY, clock, 0)) {
             RingBuffer<RingSlot> ring = RingBuffer.createSingleProducer(RingSlot::new, 64);
             JournalHandler handler = new JournalHandler(journal, ring, new SingleWriterRecorder(3),
-                    new BlockingWaitStrategy(), maxBatchBytes);
+                    new Wakers(), maxBatchBytes);
             SendCallbackLog log = new SendCallbackLog();
             // one ring batch of 40 events; the 8th cannot be encoded (null headers)
             for (int i = 0; i < events; i++) {
@@ -284,7 +283,7 @@ class BatchJournalTest {
             assertThat(documents.stream().mapToLong(d -> d[1]).sum()).isEqualTo(events - 1);
 
             // the same again with the default bound: the whole ring batch is one document
-            JournalHandler unbounded = new JournalHandler(journal, ring, new SingleWriterRecorder(3), new BlockingWaitStrategy());
+            JournalHandler unbounded = new JournalHandler(journal, ring, new SingleWriterRecorder(3), new Wakers());
             for (int i = events; i < 2 * events; i++) {
                 fill(ring.get(i), i, List.of(), log);
             }

@@ -83,8 +83,10 @@ class JournalSyncTest {
 
     @Test
     void syncAckWaitsForMsync() {
-        try (PartitionJournal journal = new PartitionJournal(tp, dir, RollCycleType.FIVE_MINUTELY, clock, 0);
-             PartitionRing ring = new PartitionRing(tp, 1024, WaitStrategyType.BLOCKING, journal)) {
+        try (StageAgents journalThreads = new StageAgents("sluice-journal", 1, WaitStrategyType.BLOCKING);
+             StageAgents subscriberThreads = new StageAgents("sluice-subscriber", 1, WaitStrategyType.BLOCKING);
+             PartitionJournal journal = new PartitionJournal(tp, dir, RollCycleType.FIVE_MINUTELY, clock, 0);
+             PartitionRing ring = new PartitionRing(tp, 1024, journal, journalThreads, subscriberThreads)) {
             record Ack(long offset, long syncedAtAck, Throwable error) {
             }
             ConcurrentLinkedQueue<Ack> acks = new ConcurrentLinkedQueue<>();

@@ -1,0 +1,119 @@
+package io.sluice.core;
+
+import io.sluice.testkit.Await;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Issue 12, "threads for few cores": the journal writers and live subscribers of every partition share
+ * {@code journal.threads} and {@code subscriber.threads} threads (Agrona agents), instead of two threads per
+ * partition, and sharing changes nothing a producer or subscriber can see: each partition keeps its order and dense
+ * offsets, a failing or closing subscriber leaves the others on its thread running.
+ */
+class SharedStageThreadsTest {
+    private static final Duration DEADLINE = Duration.ofSeconds(60);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void sixteenPartitionsShareTheConfiguredThreadsAndEachKeepsItsOrder() throws Exception {
+        int partitions = 16;
+        int perPartition = 3_000;
+        BrokerConfig config = BrokerConfig.builder(dir).ringSize(1024).journalThreads(2).subscriberThreads(1).build();
+        try (Broker broker = Broker.open(config)) {
+            broker.createTopic(TopicConfig.of("shared", partitions));
+            List<List<Long>> seen = new ArrayList<>();
+            for (int p = 0; p < partitions; p++) {
+                seen.add(new CopyOnWriteArrayList<>());
+            }
+            Set<String> subscriberThreads = ConcurrentHashMap.newKeySet();
+            Set<String> journalThreads = ConcurrentHashMap.newKeySet();
+            try (Subscription ignored = broker.subscribe("shared", "order", (event, endOfBatch) -> {
+                subscriberThreads.add(Thread.currentThread().getName());
+                seen.get(event.partition()).add(event.offset());
+            })) {
+                // four application threads, each sending to every partition
+                List<Thread> senders = new ArrayList<>();
+                for (int s = 0; s < 4; s++) {
+                    int sender = s;
+                    senders.add(new Thread(() -> {
+                        try (Producer producer = broker.newProducer(ProducerConfig.DEFAULT)) {
+                            for (int i = sender; i < perPartition * partitions; i += 4) {
+                                producer.send(ProducerRecord.of("shared", null, "e" + i).withPartition(i % partitions),
+                                        (partition, offset, error) -> journalThreads.add(Thread.currentThread().getName()));
+                            }
+                            producer.flush();
+                        }
+                    }, "sender-" + s));
+                }
+                senders.forEach(Thread::start);
+                for (Thread t : senders) {
+                    t.join();
+                }
+                Await.until("every event delivered", DEADLINE,
+                        () -> seen.stream().mapToInt(List::size).sum() == partitions * perPartition);
+            }
+            for (int p = 0; p < partitions; p++) {
+                List<Long> expected = new ArrayList<>();
+                for (long o = 0; o < perPartition; o++) {
+                    expected.add(o);
+                }
+                assertThat(seen.get(p)).as("partition %d, delivered in offset order, each once", p).isEqualTo(expected);
+                assertThat(broker.endOffset(new TopicPartition("shared", p))).isEqualTo(perPartition);
+            }
+            // acknowledged by the journal writers: two threads for sixteen partitions; delivered by one thread
+            assertThat(journalThreads).containsExactlyInAnyOrder("sluice-journal-0", "sluice-journal-1");
+            assertThat(subscriberThreads).containsExactly("sluice-subscriber-0");
+        }
+    }
+
+    @Test
+    void aSubscriberThatThrowsOrClosesItselfLeavesTheOthersOnItsThreadRunning() throws Exception {
+        try (Broker broker = Broker.open(BrokerConfig.builder(dir).ringSize(1024).subscriberThreads(1).build())) {
+            broker.createTopic(TopicConfig.of("t", 2));
+            AtomicInteger thrown = new AtomicInteger();
+            List<Long> steady = new CopyOnWriteArrayList<>();
+            AtomicReference<Subscription> quitter = new AtomicReference<>();
+            AtomicInteger quitterSaw = new AtomicInteger();
+            try (Subscription failing = broker.subscribe("t", "failing", (event, endOfBatch) -> {
+                     thrown.incrementAndGet();
+                     throw new IllegalStateException("a subscriber bug");
+                 });
+                 Subscription ok = broker.subscribe("t", "steady", (event, endOfBatch) -> steady.add(event.offset()));
+                 Producer producer = broker.newProducer(ProducerConfig.DEFAULT)) {
+                // a subscriber that closes its own subscription from its callback, on the shared thread
+                quitter.set(broker.subscribe("t", "quitter", (event, endOfBatch) -> {
+                    if (quitterSaw.incrementAndGet() == 1) {
+                        quitter.get().close();
+                    }
+                }));
+                for (int i = 0; i < 100; i++) {
+                    producer.send(ProducerRecord.of("t", null, "e" + i).withPartition(0)).get();
+                }
+                Await.until("the steady subscriber got every event", DEADLINE, () -> steady.size() == 100);
+                assertThat(thrown.get()).isEqualTo(100);
+                assertThat(quitterSaw.get()).as("events after the quitter closed itself").isLessThanOrEqualTo(1);
+
+                // and the partitions keep going after it left
+                for (int i = 0; i < 100; i++) {
+                    producer.send(ProducerRecord.of("t", null, "f" + i).withPartition(1)).get();
+                }
+                Await.until("the steady subscriber got the events after the quitter left", DEADLINE, () -> steady.size() == 200);
+                assertThat(quitterSaw.get()).isEqualTo(1);
+            }
+        }
+    }
+}
