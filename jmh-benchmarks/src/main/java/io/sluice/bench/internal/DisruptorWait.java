@@ -5,10 +5,11 @@ import io.sluice.core.WaitStrategyType;
 import io.sluice.core.internal.bus.WaitStrategies;
 
 /**
- * The wait strategy of the baseline rings: exactly the one Sluice's partition rings use for the same setting
- * ({@link WaitStrategies#create}), so a baseline and Sluice wait alike and a latency gap is the bus's, not the
- * waiting's. (Until issue 12 the baseline used Disruptor's {@code SleepingWaitStrategy(200, 100 µs)} for SLEEPING
- * while Sluice backed off from 1 µs: the two sides did not wait the same.)
+ * The wait strategy of the baseline rings ({@link WaitStrategies#create}): the Disruptor twin of how Sluice's shared
+ * journal and subscriber threads idle for the same setting (same spins, yields and timer-less park for SLEEPING), so
+ * a baseline and Sluice wait alike and a latency gap is the bus's, not the waiting's. (Until issue 12 the baseline
+ * used Disruptor's {@code SleepingWaitStrategy(200, 100 µs)} for SLEEPING while Sluice backed off from 1 µs: the two
+ * sides did not wait the same.)
  */
 public final class DisruptorWait {
     private DisruptorWait() {
@@ -21,8 +22,8 @@ public final class DisruptorWait {
     /** How the strategy waits, for the reports' notes. */
     public static String describe(WaitStrategyType type) {
         return switch (type) {
-            case BLOCKING -> "BLOCKING (lock and condition)";
-            case SLEEPING -> "SLEEPING (Sluice's backoff: spin, yield, then parks from 1 µs growing to 1 ms)";
+            case BLOCKING -> "BLOCKING (Sluice: park until woken; baseline: lock and condition)";
+            case SLEEPING -> "SLEEPING (spin 100, yield 20, then park without a timer until a publish wakes the thread)";
             case YIELDING -> "YIELDING (spin then yield)";
             case BUSY_SPIN -> "BUSY_SPIN";
         };

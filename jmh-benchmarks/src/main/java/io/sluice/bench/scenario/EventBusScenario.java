@@ -83,9 +83,10 @@ public final class EventBusScenario implements Scenario {
                 + "reference measured) and journaled (Chronicle Queue append before delivery, acks=JOURNAL; its rows are "
                 + "\"not comparable\" with the reference, which has no journal). Ring " + RING_SIZE + " slots per partition, "
                 + "wait strategy " + DisruptorWait.describe(o.waitStrategy()) + ", one live subscriber (`Broker.subscribe`) "
-                + "per topic — one consumer thread per partition. Baseline: raw Disruptor `RingBuffer` of " + RING_SIZE
-                + " slots per partition waiting with the same strategy object as Sluice's rings (`WaitStrategies.create`), "
-                + "one `BatchEventProcessor` per partition, no journal.");
+                + "per topic; the broker's defaults of 2 journal threads and 2 subscriber threads shared by all partitions "
+                + "(Agrona agents polling the rings). Baseline: raw Disruptor `RingBuffer` of " + RING_SIZE
+                + " slots per partition waiting the same way (`WaitStrategies.create`: same spins, yields and park), "
+                + "one `BatchEventProcessor` thread per partition, no journal.");
         notes.add("Latency = consumer's `System.nanoTime()` − the event's intended send time. Burst: all " + BURST
                 + " events are sent in a tight loop; each event's intended time is just before its send. Sustained: "
                 + sustainedCount + " events paced at " + (int) RATE + "/s; intended time = start + i × 100 µs, so a "

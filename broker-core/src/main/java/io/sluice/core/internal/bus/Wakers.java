@@ -12,29 +12,41 @@ import java.util.Arrays;
  * {@link WaitStrategy} it is told of every publish; nobody waits on it, stages are polled ({@link PolledStage}).
  * Copy-on-write: waking is a volatile read and a loop over a handful of agents, each one volatile read unless parked.
  * An agent serving two of the stages is listed twice, once per stage.
+ *
+ * <p>Every publish reads the array, so it is padded with {@link #PAD} empty slots on both sides: it is allocated next
+ * to the stage it was extended for, whose per-event writes would otherwise share its cache line (false sharing made
+ * a 15,000-event burst several times slower before the padding).
  */
 final class Wakers implements WaitStrategy {
-    private volatile StageAgent[] agents = new StageAgent[0];
+    /** Empty slots before and after the agents: 16 references are at least 64 bytes, a cache line. */
+    private static final int PAD = 16;
+
+    private volatile StageAgent[] agents = new StageAgent[2 * PAD];
+    private int count;
 
     synchronized void add(StageAgent agent) {
-        StageAgent[] more = Arrays.copyOf(agents, agents.length + 1);
-        more[agents.length] = agent;
+        StageAgent[] more = new StageAgent[count + 1 + 2 * PAD];
+        System.arraycopy(agents, PAD, more, PAD, count);
+        more[PAD + count] = agent;
+        count++;
         agents = more;
     }
 
     synchronized void remove(StageAgent agent) {
-        int i = Arrays.asList(agents).indexOf(agent);
+        int i = Arrays.asList(agents).subList(PAD, PAD + count).indexOf(agent);
         if (i >= 0) {
-            StageAgent[] less = new StageAgent[agents.length - 1];
-            System.arraycopy(agents, 0, less, 0, i);
-            System.arraycopy(agents, i + 1, less, i, agents.length - i - 1);
+            StageAgent[] less = new StageAgent[count - 1 + 2 * PAD];
+            System.arraycopy(agents, PAD, less, PAD, i);
+            System.arraycopy(agents, PAD + i + 1, less, PAD + i, count - i - 1);
+            count--;
             agents = less;
         }
     }
 
     void wakeAll() {
-        for (StageAgent agent : agents) {
-            agent.wake();
+        StageAgent[] current = agents;
+        for (int i = PAD; i < current.length - PAD; i++) {
+            current[i].wake();
         }
     }
 
