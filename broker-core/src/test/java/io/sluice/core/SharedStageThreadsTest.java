@@ -104,14 +104,16 @@ class SharedStageThreadsTest {
                     producer.send(ProducerRecord.of("t", null, "e" + i).withPartition(0)).get();
                 }
                 Await.until("the steady subscriber got every event", DEADLINE, () -> steady.size() == 100);
-                assertThat(thrown.get()).isEqualTo(100);
-                assertThat(quitterSaw.get()).as("events after the quitter closed itself").isLessThanOrEqualTo(1);
+                Await.until("the failing subscriber was called for every event", DEADLINE, () -> thrown.get() == 100);
+                Await.until("the quitter got its first event", DEADLINE, () -> quitterSaw.get() >= 1);
+                assertThat(quitterSaw.get()).as("events the quitter got: none after it closed itself").isEqualTo(1);
 
                 // and the partitions keep going after it left
                 for (int i = 0; i < 100; i++) {
                     producer.send(ProducerRecord.of("t", null, "f" + i).withPartition(1)).get();
                 }
                 Await.until("the steady subscriber got the events after the quitter left", DEADLINE, () -> steady.size() == 200);
+                Await.until("the failing subscriber too", DEADLINE, () -> thrown.get() == 200);
                 assertThat(quitterSaw.get()).isEqualTo(1);
             }
         }
