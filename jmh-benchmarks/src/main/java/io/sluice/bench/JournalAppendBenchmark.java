@@ -35,7 +35,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Durable (journaled) publish of 100 B and 1 KiB events, one producer thread, against raw Chronicle Queue appends of
  * the same bytes in the same run. One operation is one event: for Sluice an accepted {@code trySend} with
- * {@link Acks#JOURNAL} (the ring back-pressures the producer, so the steady state is the journal writer's rate);
+ * {@link Acks#JOURNAL} (the ring back-pressures the producer, so the steady state is the journal writer's rate),
+ * either one ring slot per event or, {@code sluice-batched}, batched per partition by the producer
+ * ({@code lingerMicros} 1,000, {@code batchSizeBytes} 64 KiB: one slot and one journal document per batch);
  * for the baseline one {@code writingDocument} append from the benchmark thread. Goals: ≥ 80% of raw Chronicle, and
  * 1 KiB ≥ 3 × 138,764 msg/s (the 001 reference's storage write).
  * <pre>java -jar jmh-benchmarks/target/benchmarks.jar JournalAppendBenchmark -rf json</pre>
@@ -53,7 +55,8 @@ public class JournalAppendBenchmark {
     @Param({"100", "1024"})
     public int size;
 
-    @Param({"sluice", "raw-chronicle"})
+    /** sluice: one ring slot per event; sluice-batched: the producer batches per partition (lingerMicros 1000, 64 KiB). */
+    @Param({"sluice", "sluice-batched", "raw-chronicle"})
     public String target;
 
     private TempDir dir;
@@ -78,7 +81,11 @@ public class JournalAppendBenchmark {
         }
         broker = Broker.open(BrokerConfig.builder(dir.resolve("broker")).waitStrategy(WaitStrategyType.YIELDING).build());
         broker.createTopic(TopicConfig.of("journal", 1));
-        producer = broker.newProducer(ProducerConfig.builder().acks(Acks.JOURNAL).build());
+        ProducerConfig.Builder config = ProducerConfig.builder().acks(Acks.JOURNAL);
+        if (target.equals("sluice-batched")) {
+            config.lingerMicros(1_000);
+        }
+        producer = broker.newProducer(config.build());
         record = new ProducerRecord("journal", 0, null, value, List.of(), ProducerRecord.NO_TIMESTAMP);
         callback = (partition, offset, error) -> {
             if (error != null) {

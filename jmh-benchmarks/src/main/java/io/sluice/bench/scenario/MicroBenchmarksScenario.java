@@ -104,6 +104,9 @@ public final class MicroBenchmarksScenario implements Scenario {
             Sample r = score(results, "JournalAppendBenchmark.append", "size", size, "target", "raw-chronicle");
             journal.row(size + " B events", "msg/s", Better.HIGHER, s, r, size.equals("1024") ? 138_764.0 : null,
                     size.equals("1024") ? "reference: 001's storage write; goal ≥ 3× it and ≥ 80% of raw" : "goal ≥ 80% of raw Chronicle");
+            Sample b = score(results, "JournalAppendBenchmark.append", "size", size, "target", "sluice-batched");
+            journal.row(size + " B events, producer batching (linger 1 ms)", "msg/s", Better.HIGHER, b, r,
+                    size.equals("1024") ? 138_764.0 : null, "one ring slot and one journal document per record batch");
         }
         tables.add(journal.build());
 

@@ -20,7 +20,9 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The embedded producer: resolves the partition and publishes straight onto its ring. Thread-safe and lock-free;
- * {@link #trySend} allocates nothing for {@link Acks#MEMORY} with a reused record and callback.
+ * {@link #trySend} allocates nothing for {@link Acks#MEMORY} with a reused record and callback. With
+ * {@link ProducerConfig#lingerMicros()} above 0 it batches instead: records go into their partition's record batch
+ * ({@link ProducerBatches}), which crosses the ring as one slot.
  */
 public final class LocalProducer implements Producer {
 
@@ -44,11 +46,14 @@ public final class LocalProducer implements Producer {
     private final ProducerConfig config;
     private final AtomicInteger roundRobin = new AtomicInteger();
     private final LongAdder inFlight = new LongAdder();
+    /** null unless the config batches */
+    private final ProducerBatches batches;
     private volatile boolean closed;
 
     public LocalProducer(Rings rings, ProducerConfig config) {
         this.rings = rings;
         this.config = config;
+        this.batches = config.batching() ? new ProducerBatches(config) : null;
     }
 
     @Override
@@ -114,6 +119,9 @@ public final class LocalProducer implements Producer {
         int partition = choosePartition(record, partitions);
         PartitionRing ring = topicRings.partitions()[partition];
         long timestamp = record.timestamp() == ProducerRecord.NO_TIMESTAMP ? rings.nowMillis() : record.timestamp();
+        if (batches != null) {
+            return appendToBatch(ring, record, timestamp, callback);
+        }
         if (callback == null || acks == Acks.MEMORY) {
             return ring.tryPublish(record.key(), record.value(), record.headers(), timestamp, acks, callback);
         }
@@ -122,6 +130,22 @@ public final class LocalProducer implements Producer {
                 new TrackedCallback(callback, inFlight));
         if (result != ACCEPTED) {
             inFlight.decrement();
+        }
+        return result;
+    }
+
+    private long appendToBatch(PartitionRing ring, ProducerRecord record, long timestamp, SendCallback callback) {
+        SendCallback tracked = callback == null ? null : new TrackedCallback(callback, inFlight);
+        if (tracked != null) {
+            inFlight.increment();
+        }
+        long result = Producer.CLOSED;
+        try {
+            result = batches.append(ring, record, timestamp, tracked);
+        } finally {
+            if (tracked != null && result != ACCEPTED) {
+                inFlight.decrement();
+            }
         }
         return result;
     }
@@ -163,11 +187,15 @@ public final class LocalProducer implements Producer {
     }
 
     /**
-     * Waits until sends issued so far have completed. Sends made concurrently by other threads may extend the wait;
-     * it is bounded by the producer's maxBlockMillis plus the time to drain one ring.
+     * Publishes the open record batches (when batching) and waits until sends issued so far have completed. Sends
+     * made concurrently by other threads may extend the wait; it is bounded by the producer's maxBlockMillis plus the
+     * time to drain one ring.
      */
     @Override
     public void flush() {
+        if (batches != null) {
+            batches.flush();
+        }
         long park = 1_000;
         while (inFlight.sum() > 0 && !rings.isClosed()) {
             LockSupport.parkNanos(park);
@@ -180,6 +208,9 @@ public final class LocalProducer implements Producer {
         if (!closed) {
             flush();
             closed = true;
+            if (batches != null) {
+                batches.close();
+            }
         }
     }
 }

@@ -1,0 +1,248 @@
+package io.sluice.core.internal.client;
+
+import io.sluice.core.Acks;
+import io.sluice.core.Producer;
+import io.sluice.core.ProducerConfig;
+import io.sluice.core.ProducerRecord;
+import io.sluice.core.SendCallback;
+import io.sluice.core.SluiceException;
+import io.sluice.core.internal.NamedThreadFactory;
+import io.sluice.core.internal.bus.PartitionRing;
+import io.sluice.core.internal.journal.RecordBatchCodec;
+import net.openhft.chronicle.bytes.Bytes;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * An embedded producer's open record batches, one per partition it sends to ({@link ProducerConfig#lingerMicros()}
+ * above 0), as Kafka's {@code RecordAccumulator} keeps them: the sending thread encodes each record into its
+ * partition's batch (Kafka RecordBatch v2, docs/journal-format.md) under that batch's lock, and a batch crosses the
+ * partition ring as <em>one</em> slot ({@link PartitionRing#tryPublishBatch}), to be stored as one journal document.
+ * A batch is published by the sending thread once it holds {@code batchSizeBytes}, by this producer's linger thread
+ * once it is {@code lingerMicros} old, and by {@link #flush}. Each record's callback gets its own offset (the batch's
+ * base offset plus its index).
+ *
+ * <p>Bounded: one open batch per partition. A batch the ring refuses (full ring or batch memory) stays closed to new
+ * records, and {@link #append} reports {@link Producer#BACK_PRESSURED} without taking the record, until the linger
+ * thread gets it in; one refused for longer than {@code maxBlockMillis} fails its records with a
+ * {@link SluiceException.BackPressureException}. The linger thread parks without a timer while no batch is open.
+ */
+final class ProducerBatches implements AutoCloseable {
+    private static final long RETRY_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
+
+    private final Acks acks;
+    private final int batchSizeBytes;
+    private final long lingerNanos;
+    private final long maxBlockNanos;
+    private final ConcurrentHashMap<PartitionRing, OpenBatch> batches = new ConcurrentHashMap<>();
+    private final Thread linger;
+    private volatile boolean closed;
+
+    ProducerBatches(ProducerConfig config) {
+        this.acks = config.acks();
+        this.batchSizeBytes = config.batchSizeBytes();
+        this.lingerNanos = TimeUnit.MICROSECONDS.toNanos(config.lingerMicros());
+        this.maxBlockNanos = TimeUnit.MILLISECONDS.toNanos(config.maxBlockMillis());
+        this.linger = new NamedThreadFactory("sluice-producer-linger").newThread(this::lingerLoop);
+        linger.start();
+    }
+
+    /**
+     * Adds the record to its partition's batch. Never blocks.
+     *
+     * @return {@link Producer#ACCEPTED} (the callback will be called), {@link Producer#BACK_PRESSURED} (the
+     *         partition's previous batch still waits for room: nothing was taken) or {@link Producer#CLOSED}
+     */
+    long append(PartitionRing ring, ProducerRecord record, long timestamp, SendCallback callback) {
+        if (closed) {
+            return Producer.CLOSED;
+        }
+        OpenBatch batch = batches.computeIfAbsent(ring, OpenBatch::new);
+        synchronized (batch) {
+            if (batch.sealed && batch.publish() != Producer.ACCEPTED) {
+                return batch.count == 0 ? Producer.CLOSED : Producer.BACK_PRESSURED;
+            }
+            boolean first = batch.count == 0;
+            batch.add(record, timestamp, callback);
+            boolean full = batch.writer.size() >= batchSizeBytes;
+            if (full ? batch.publish() == Producer.BACK_PRESSURED : first) {
+                // a new deadline, or a refused batch to retry (and to fail after maxBlockMillis)
+                LockSupport.unpark(linger);
+            }
+        }
+        return Producer.ACCEPTED;
+    }
+
+    /**
+     * Publishes every open batch now, waiting up to {@code maxBlockMillis} for room in a full ring; a batch that does
+     * not get in by then fails its records.
+     */
+    void flush() {
+        for (OpenBatch batch : batches.values()) {
+            synchronized (batch) {
+                long deadline = System.nanoTime() + maxBlockNanos;
+                long park = 1_000;
+                while (batch.count > 0 && batch.publish() == Producer.BACK_PRESSURED) {
+                    if (System.nanoTime() >= deadline) {
+                        batch.failBackPressured();
+                        break;
+                    }
+                    LockSupport.parkNanos(park);
+                    park = Math.min(park * 2, 1_000_000);
+                }
+            }
+        }
+    }
+
+    /** The linger thread: publishes batches that are {@code lingerNanos} old and retries refused ones. */
+    private void lingerLoop() {
+        while (!closed) {
+            long now = System.nanoTime();
+            long next = Long.MAX_VALUE;
+            for (OpenBatch batch : batches.values()) {
+                synchronized (batch) {
+                    if (batch.count == 0) {
+                        continue;
+                    }
+                    if (!batch.sealed && now - batch.openedNanos < lingerNanos) {
+                        next = Math.min(next, batch.openedNanos + lingerNanos);
+                    } else if (batch.publish() == Producer.BACK_PRESSURED) {
+                        if (now - batch.refusedSinceNanos >= maxBlockNanos) {
+                            batch.failBackPressured();
+                        } else {
+                            next = Math.min(next, now + RETRY_NANOS);
+                        }
+                    }
+                }
+            }
+            if (next == Long.MAX_VALUE) {
+                LockSupport.park(this); // the first record of a batch unparks it
+            } else {
+                LockSupport.parkNanos(this, next - now);
+            }
+        }
+    }
+
+    /** Publishes what is open (as {@link #flush}) and stops the linger thread. */
+    @Override
+    public void close() {
+        flush();
+        closed = true;
+        LockSupport.unpark(linger);
+        try {
+            linger.join(TimeUnit.SECONDS.toMillis(10));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (OpenBatch batch : batches.values()) { // sends that raced with close
+            synchronized (batch) {
+                batch.fail(new SluiceException.ClosedException("producer closed before the record's batch was published"));
+            }
+        }
+    }
+
+    /** One partition's batch. Guarded by its own monitor. */
+    private final class OpenBatch {
+        final PartitionRing ring;
+        final Bytes<?> bytes = Bytes.allocateElasticOnHeap(4096);
+        final RecordBatchCodec.Writer writer = new RecordBatchCodec.Writer();
+        byte[] encoded = new byte[0];
+        SendCallback[] callbacks = new SendCallback[64];
+        int count;
+        long openedNanos;
+        /** Finished (header written) and refused by the ring: takes no more records until it is published. */
+        boolean sealed;
+        long refusedSinceNanos;
+
+        OpenBatch(PartitionRing ring) {
+            this.ring = ring;
+            // used by the sending threads and the linger thread, always under this batch's monitor
+            bytes.singleThreadedCheckDisabled(true);
+        }
+
+        void add(ProducerRecord record, long timestamp, SendCallback callback) {
+            if (count == 0) {
+                bytes.clear();
+                writer.begin(bytes);
+                openedNanos = System.nanoTime();
+            }
+            byte[] key = record.key();
+            byte[] value = record.value();
+            try {
+                writer.append(timestamp, key, key == null ? -1 : key.length, value, value.length, record.headers());
+            } catch (RuntimeException e) {
+                if (count == 0) {
+                    writer.abandon();
+                }
+                throw e;
+            }
+            if (count == callbacks.length) {
+                callbacks = Arrays.copyOf(callbacks, count * 2);
+            }
+            callbacks[count++] = callback;
+        }
+
+        /** Offers the batch to the ring: {@link Producer#ACCEPTED} (it is empty again), BACK_PRESSURED or CLOSED. */
+        long publish() {
+            if (count == 0) {
+                return Producer.ACCEPTED;
+            }
+            if (!sealed) {
+                int length = (int) writer.finish(0);
+                if (encoded.length < length) {
+                    encoded = new byte[Math.max(length, encoded.length * 2)];
+                }
+                bytes.read(encoded, 0, length);
+                sealed = true;
+                refusedSinceNanos = System.nanoTime();
+            }
+            int length = (int) bytes.writePosition();
+            long result = ring.tryPublishBatch(ByteBuffer.wrap(encoded, 0, length), count, acks,
+                    new Completion(Arrays.copyOf(callbacks, count)));
+            if (result == Producer.ACCEPTED) {
+                reset();
+            } else if (result == Producer.CLOSED) {
+                fail(new SluiceException.ClosedException("producer or broker is closed"));
+            }
+            return result;
+        }
+
+        void failBackPressured() {
+            fail(new SluiceException.BackPressureException(ring.partition() + ": a record batch still found no room after maxBlockMillis="
+                    + TimeUnit.NANOSECONDS.toMillis(maxBlockNanos)));
+        }
+
+        void fail(SluiceException error) {
+            if (count > 0) {
+                new Completion(Arrays.copyOf(callbacks, count)).onCompletion(ring.partition().partition(), -1, error);
+                if (!sealed) {
+                    writer.abandon();
+                }
+                reset();
+            }
+        }
+
+        private void reset() {
+            Arrays.fill(callbacks, 0, count, null);
+            count = 0;
+            sealed = false;
+        }
+    }
+
+    /** Hands the batch's outcome to each record's callback, with the record's own offset. */
+    private record Completion(SendCallback[] callbacks) implements SendCallback {
+        @Override
+        public void onCompletion(int partition, long baseOffset, Throwable error) {
+            for (int i = 0; i < callbacks.length; i++) {
+                SendCallback cb = callbacks[i];
+                if (cb != null) {
+                    cb.onCompletion(partition, error == null && baseOffset >= 0 ? baseOffset + i : -1, error);
+                }
+            }
+        }
+    }
+}
