@@ -10,6 +10,8 @@ import io.sluice.core.internal.NamedThreadFactory;
 import io.sluice.core.internal.bus.PartitionRing;
 import io.sluice.core.internal.journal.RecordBatchCodec;
 import net.openhft.chronicle.bytes.Bytes;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -32,6 +34,7 @@ import java.util.concurrent.locks.LockSupport;
  * {@link SluiceException.BackPressureException}. The linger thread parks without a timer while no batch is open.
  */
 final class ProducerBatches implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ProducerBatches.class);
     private static final long RETRY_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
 
     private final Acks acks;
@@ -101,29 +104,39 @@ final class ProducerBatches implements AutoCloseable {
     /** The linger thread: publishes batches that are {@code lingerNanos} old and retries refused ones. */
     private void lingerLoop() {
         while (!closed) {
-            long now = System.nanoTime();
-            long next = Long.MAX_VALUE;
-            for (OpenBatch batch : batches.values()) {
-                synchronized (batch) {
-                    if (batch.count == 0) {
-                        continue;
-                    }
-                    if (!batch.sealed && now - batch.openedNanos < lingerNanos) {
-                        next = Math.min(next, batch.openedNanos + lingerNanos);
-                    } else if (batch.publish() == Producer.BACK_PRESSURED) {
-                        if (now - batch.refusedSinceNanos >= maxBlockNanos) {
-                            batch.failBackPressured();
-                        } else {
-                            next = Math.min(next, now + RETRY_NANOS);
-                        }
+            try {
+                lingerOnce();
+            } catch (RuntimeException e) { // not expected (callbacks are guarded): keep the batches moving
+                LOG.error("producer linger thread: unexpected failure; continuing", e);
+                LockSupport.parkNanos(RETRY_NANOS);
+            }
+        }
+    }
+
+    /** One pass over the batches, then a park until the next deadline (or, with none, until a send unparks it). */
+    private void lingerOnce() {
+        long now = System.nanoTime();
+        long next = Long.MAX_VALUE;
+        for (OpenBatch batch : batches.values()) {
+            synchronized (batch) {
+                if (batch.count == 0) {
+                    continue;
+                }
+                if (!batch.sealed && now - batch.openedNanos < lingerNanos) {
+                    next = Math.min(next, batch.openedNanos + lingerNanos);
+                } else if (batch.publish() == Producer.BACK_PRESSURED) {
+                    if (now - batch.refusedSinceNanos >= maxBlockNanos) {
+                        batch.failBackPressured();
+                    } else {
+                        next = Math.min(next, now + RETRY_NANOS);
                     }
                 }
             }
-            if (next == Long.MAX_VALUE) {
-                LockSupport.park(this); // the first record of a batch unparks it
-            } else {
-                LockSupport.parkNanos(this, next - now);
-            }
+        }
+        if (next == Long.MAX_VALUE) {
+            LockSupport.park(this); // the first record of a batch unparks it
+        } else {
+            LockSupport.parkNanos(this, next - now);
         }
     }
 
@@ -233,14 +246,18 @@ final class ProducerBatches implements AutoCloseable {
         }
     }
 
-    /** Hands the batch's outcome to each record's callback, with the record's own offset. */
+    /** Hands the batch's outcome to each record's callback, with the record's own offset; one that throws is logged. */
     private record Completion(SendCallback[] callbacks) implements SendCallback {
         @Override
         public void onCompletion(int partition, long baseOffset, Throwable error) {
             for (int i = 0; i < callbacks.length; i++) {
                 SendCallback cb = callbacks[i];
                 if (cb != null) {
-                    cb.onCompletion(partition, error == null && baseOffset >= 0 ? baseOffset + i : -1, error);
+                    try {
+                        cb.onCompletion(partition, error == null && baseOffset >= 0 ? baseOffset + i : -1, error);
+                    } catch (RuntimeException e) {
+                        LOG.warn("send callback threw; ignored so the batch's other records are told", e);
+                    }
                 }
             }
         }
