@@ -22,18 +22,23 @@ import static org.assertj.core.api.Assertions.assertThat;
  * SIGKILL while the journal writer is inside a record batch: big events sent as fast as the ring takes them keep the
  * writer in large (up to 1 MiB) batches most of the time. After the restart every acknowledged event is there at its
  * acknowledged offset, offsets are dense, every stored batch passes its CRC, and the batch being written at the kill
- * left nothing visible.
+ * left nothing visible. Twice: events sent one ring slot each (the journal writer coalesces them), and sent by a
+ * batching embedded producer ({@code lingerMicros} above 0: its batches cross the ring whole).
  */
 class BatchCrashTest {
     @TempDir
     Path dir;
 
-    /** Child process: produces 2 KiB events with keys and headers forever; prints "ack offset n" per acknowledgement. */
+    /**
+     * Child process: produces 2 KiB events with keys and headers forever; prints "ack offset n" per acknowledgement.
+     * A third argument "batching" makes the producer batch (linger 1 ms, 64 KiB batches).
+     */
     public static final class BatchingProducer {
         public static void main(String[] args) {
             Broker broker = Broker.open(BrokerConfig.builder(Path.of(args[0])).build());
             broker.createTopicIfAbsent(TopicConfig.of("batches", 1));
-            Producer producer = broker.newProducer(ProducerConfig.DEFAULT);
+            boolean batching = args.length > 2 && args[2].equals("batching");
+            Producer producer = broker.newProducer(batching ? ProducerConfig.builder().lingerMicros(1_000).build() : ProducerConfig.DEFAULT);
             long start = Long.parseLong(args[1]);
             System.out.println("ready");
             System.out.flush();
@@ -62,10 +67,19 @@ class BatchCrashTest {
 
     @Test
     void aSigkillInTheMiddleOfBatchAppendsLosesNoAcknowledgedEventAndLeavesNoPartialBatch() throws Exception {
+        sigkillTwiceThenCheck("per-event");
+    }
+
+    @Test
+    void aSigkillWhileAnEmbeddedProducerSendsWholeBatchesLosesNoAcknowledgedEventAndLeavesNoPartialBatch() throws Exception {
+        sigkillTwiceThenCheck("batching");
+    }
+
+    private void sigkillTwiceThenCheck(String producerMode) throws Exception {
         Map<Long, Long> acked = new HashMap<>(); // offset -> n
         long start = 0;
         for (int round = 0; round < 2; round++) {
-            try (ChildJvm child = ChildJvm.start(BatchingProducer.class, dir.toString(), Long.toString(start))) {
+            try (ChildJvm child = ChildJvm.start(BatchingProducer.class, dir.toString(), Long.toString(start), producerMode)) {
                 assertThat(child.readLine()).isEqualTo("ready");
                 int seen = 0;
                 String line;
