@@ -15,9 +15,9 @@ import java.util.concurrent.locks.LockSupport;
  * idle. Agrona's own idle strategies park with a timeout, which is a wake-up per timeout per idle thread.
  *
  * <p>No lost wake-up: the thread publishes itself in {@code sleeper} (a volatile write) and then re-checks its work
- * ({@code hasWork}: reads of the sequences it follows, after a full fence) before parking; a waker advances such a sequence (a
- * volatile write or CAS) and then reads {@code sleeper}. With volatile accesses totally ordered, one of the two sees
- * the other's write. With nobody parked, {@link #wake()} is one volatile read.
+ * ({@code hasWork}: reads of the sequences it follows, after a full fence) before parking; a waker advances such a
+ * sequence (a volatile write or CAS) and then reads {@code sleeper}. One of the two sees the other's write. With
+ * nobody parked, {@link #wake()} is one volatile read.
  */
 final class WakeableIdleStrategy implements IdleStrategy {
     /** Busy spins before yielding (the same ladder as {@link WakingWaitStrategy}, the baselines' strategy). */
