@@ -70,16 +70,9 @@ final class BatchEventView implements EventView {
         pos = recordEnd; // headers are not part of EventView
     }
 
+    /** A zigzag varint: the same bytes as a varlong whose value fits an int. */
     private int readVarint() {
-        int v = 0;
-        int shift = 0;
-        int b;
-        do {
-            b = batch[pos++];
-            v |= (b & 0x7f) << shift;
-            shift += 7;
-        } while ((b & 0x80) != 0);
-        return (v >>> 1) ^ -(v & 1);
+        return (int) readVarlong();
     }
 
     private long readVarlong() {

@@ -138,6 +138,11 @@ public final class PartitionRing implements AutoCloseable {
         } finally {
             ring.publish(sequence);
         }
+        return published(open, acks, callback);
+    }
+
+    /** After a slot was published: CLOSED if it went out cancelled; a MEMORY send is acknowledged here, at once. */
+    private long published(boolean open, Acks acks, SendCallback callback) {
         if (!open) {
             return Producer.CLOSED;
         }
@@ -198,10 +203,7 @@ public final class PartitionRing implements AutoCloseable {
                 return Producer.CLOSED;
             }
         }
-        if (acks == Acks.MEMORY && callback != null) {
-            callback.onCompletion(partition.partition(), -1, null);
-        }
-        return Producer.ACCEPTED;
+        return published(true, acks, callback);
     }
 
     /** Adds a live subscriber after the journal stage; it sees events published from now on. */

@@ -169,6 +169,8 @@ final class ProducerBatches implements AutoCloseable {
         long openedNanos;
         /** Finished (header written) and refused by the ring: takes no more records until it is published. */
         boolean sealed;
+        /** The sealed batch's callbacks, built once however often the ring refuses it. */
+        Completion completion;
         long refusedSinceNanos;
 
         OpenBatch(PartitionRing ring) {
@@ -211,11 +213,11 @@ final class ProducerBatches implements AutoCloseable {
                 }
                 bytes.read(encoded, 0, length);
                 sealed = true;
+                completion = new Completion(Arrays.copyOf(callbacks, count));
                 refusedSinceNanos = System.nanoTime();
             }
             int length = (int) bytes.writePosition();
-            long result = ring.tryPublishBatch(ByteBuffer.wrap(encoded, 0, length), count, acks,
-                    new Completion(Arrays.copyOf(callbacks, count)));
+            long result = ring.tryPublishBatch(ByteBuffer.wrap(encoded, 0, length), count, acks, completion);
             if (result == Producer.ACCEPTED) {
                 reset();
             } else if (result == Producer.CLOSED) {
@@ -231,10 +233,11 @@ final class ProducerBatches implements AutoCloseable {
 
         void fail(SluiceException error) {
             if (count > 0) {
-                new Completion(Arrays.copyOf(callbacks, count)).onCompletion(ring.partition().partition(), -1, error);
                 if (!sealed) {
                     writer.abandon();
+                    completion = new Completion(Arrays.copyOf(callbacks, count));
                 }
+                completion.onCompletion(ring.partition().partition(), -1, error);
                 reset();
             }
         }
@@ -243,6 +246,7 @@ final class ProducerBatches implements AutoCloseable {
             Arrays.fill(callbacks, 0, count, null);
             count = 0;
             sealed = false;
+            completion = null;
         }
     }
 
