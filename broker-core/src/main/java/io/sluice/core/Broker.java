@@ -125,6 +125,12 @@ public interface Broker extends AutoCloseable {
 
     ConsumerGroups groups();
 
+    /**
+     * The same groups for clients that assign partitions themselves (Kafka's classic group protocol): what a Kafka
+     * listener maps JoinGroup, SyncGroup, Heartbeat, LeaveGroup and the offset APIs onto.
+     */
+    ClassicGroups classicGroups();
+
     BrokerMetrics metrics();
 
     boolean isClosed();

@@ -385,6 +385,11 @@ public final class LocalBroker implements Broker, LocalProducer.Rings, LocalCons
     }
 
     @Override
+    public io.sluice.core.ClassicGroups classicGroups() {
+        return groups;
+    }
+
+    @Override
     public synchronized BrokerMetrics metrics() {
         List<BrokerMetrics.PartitionStats> stats = new ArrayList<>();
         for (String name : listTopics()) {

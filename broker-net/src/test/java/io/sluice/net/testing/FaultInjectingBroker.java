@@ -170,6 +170,11 @@ public final class FaultInjectingBroker implements Broker {
     }
 
     @Override
+    public io.sluice.core.ClassicGroups classicGroups() {
+        return real.classicGroups();
+    }
+
+    @Override
     public BrokerMetrics metrics() {
         return real.metrics();
     }

@@ -1,5 +1,6 @@
 package io.sluice.core.internal.group;
 
+import io.sluice.core.ClassicGroups;
 import io.sluice.core.ConsumerGroups;
 import io.sluice.core.EpochClock;
 import io.sluice.core.SluiceException;
@@ -10,6 +11,7 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -20,6 +22,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -43,8 +46,12 @@ import java.util.function.Function;
  * rejoin being removed when their session expires. Sessions are checked on every call, with the injected clock, and
  * by a one-shot timer armed for the earliest session deadline (see {@link #armExpiryTimer}): a coordinator without
  * members arms no timer, so an idle broker's coordinator thread never wakes.
+ *
+ * <p>Kafka's classic groups (client-side assignment, {@link ClassicGroups}) run here too, in
+ * {@link ClassicGroupCoordinator}, under the same monitor: one namespace of group ids (a group has members of one
+ * kind at a time), one offset store, one generation counter per group.
  */
-public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
+public final class GroupCoordinator implements ConsumerGroups, ClassicGroups, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GroupCoordinator.class);
     /**
      * The timer looks again at least this often while there are members, even when the earliest session deadline is
@@ -65,11 +72,18 @@ public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
     private long expiryCheckAtNanos;
     /** embedded members' polling threads to unpark when their group's rebalance starts or completes; guarded by this */
     private final Map<String, Set<Thread>> rebalanceWaiters = new HashMap<>();
+    private final ClassicGroupCoordinator classic;
 
     /**
      * @param partitionsOfTopic the partitions of a topic; throws UnknownTopicException for an unknown topic
      */
     public GroupCoordinator(Path dir, Function<String, Set<TopicPartition>> partitionsOfTopic, EpochClock clock) {
+        this(dir, partitionsOfTopic, clock, ClassicGroupLimits.DEFAULT);
+    }
+
+    public GroupCoordinator(Path dir, Function<String, Set<TopicPartition>> partitionsOfTopic, EpochClock clock,
+                            ClassicGroupLimits classicLimits) {
+        this.classic = new ClassicGroupCoordinator(this, classicLimits);
         this.store = new OffsetStore(dir);
         this.partitionsOfTopic = partitionsOfTopic;
         this.clock = clock;
@@ -114,6 +128,14 @@ public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
                                         long sessionTimeoutMillis) {
         partitionsOfTopic.apply(topic); // UnknownTopicException
         long now = clock.epochMillis();
+        ClassicGroup kafkaGroup = classic.group(groupId);
+        if (kafkaGroup != null) {
+            classic.expire(groupId, kafkaGroup, now);
+        }
+        if (classic.has(groupId)) {
+            throw SluiceException.InvalidConfigException.of("group '" + groupId + "'", "a Sluice member",
+                    "must not join a group whose members are Kafka clients (" + classic.group(groupId).members.keySet() + ")");
+        }
         Group group = groups.get(groupId);
         if (group != null) {
             expire(groupId, group, now);
@@ -240,6 +262,10 @@ public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
             throw new SluiceException.NonEmptyGroupException("group '" + groupId + "' has members "
                     + groups.get(groupId).members.keySet() + ": stop them before resetting its offsets");
         }
+        if (hasClassicMembers(groupId)) {
+            throw new SluiceException.NonEmptyGroupException("group '" + groupId + "' has Kafka members "
+                    + classic.group(groupId).members.keySet() + ": stop them before resetting its offsets");
+        }
         for (Map.Entry<TopicPartition, Long> e : offsets.entrySet()) {
             if (e.getValue() < 0) {
                 throw SluiceException.InvalidConfigException.of("reset offset of " + e.getKey(), e.getValue(), "must be >= 0");
@@ -267,6 +293,10 @@ public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
             if (group != null) {
                 throw new SluiceException.IllegalGenerationException("group '" + groupId + "' has members "
                         + group.members.keySet() + ": a " + what + " without a member id and generation is refused");
+            }
+            if (hasClassicMembers(groupId)) {
+                throw new SluiceException.IllegalGenerationException("group '" + groupId + "' has Kafka members "
+                        + classic.group(groupId).members.keySet() + ": a " + what + " without a member id and generation is refused");
             }
             return;
         }
@@ -302,14 +332,9 @@ public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
         List<GroupDescription> out = new ArrayList<>();
         Set<String> ids = new TreeSet<>(committed.keySet());
         ids.addAll(groups.keySet());
+        ids.addAll(classic.groupIds());
         for (String id : ids) {
-            Group g = groups.get(id);
-            Map<String, Set<TopicPartition>> members = new LinkedHashMap<>();
-            if (g != null) {
-                g.members.forEach((mid, m) -> members.put(mid, m.assignment));
-            }
-            out.add(new GroupDescription(id, g == null ? null : g.topic, g == null ? 0 : g.generation, members,
-                    new TreeMap<>(committed.getOrDefault(id, Map.of()))));
+            describe(id).ifPresent(out::add);
         }
         return out;
     }
@@ -324,6 +349,8 @@ public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
                 ids.add(e.getKey());
             }
         }
+        classic.expireAll(now);
+        ids.addAll(classic.groupIds());
         return new ArrayList<>(ids);
     }
 
@@ -331,6 +358,13 @@ public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
     public synchronized Optional<GroupDescription> describe(String groupId) {
         Group g = groups.get(groupId);
         Map<TopicPartition, Long> offsets = committed.get(groupId);
+        ClassicGroup kafkaGroup = classic.group(groupId);
+        if (kafkaGroup != null) {
+            classic.expire(groupId, kafkaGroup, clock.epochMillis());
+            if (classic.has(groupId)) {
+                return Optional.of(describeClassic(groupId, kafkaGroup, offsets));
+            }
+        }
         if (g != null) {
             expire(groupId, g, clock.epochMillis());
         }
@@ -342,9 +376,31 @@ public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
             g.members.forEach((mid, m) -> members.put(mid, m.assignment));
         }
         String topic = g != null && !g.members.isEmpty() ? g.topic
-                : offsets == null || offsets.isEmpty() ? (g == null ? null : g.topic) : new TreeMap<>(offsets).firstKey().topic();
+                : offsets == null || offsets.isEmpty() ? (g == null ? null : g.topic) : onlyTopic(offsets.keySet(), Set.of());
         return Optional.of(new GroupDescription(groupId, topic, g == null ? 0 : g.generation, members,
                 new TreeMap<>(offsets == null ? Map.of() : offsets)));
+    }
+
+    /**
+     * A Kafka group as Sluice's tools see it: the partitions per member decoded from the consumer protocol's
+     * assignment bytes; the topic when the group reads one, else null (its lag rows then cover every topic it is
+     * assigned or committed on).
+     */
+    private GroupDescription describeClassic(String groupId, ClassicGroup group, Map<TopicPartition, Long> offsets) {
+        Map<String, Set<TopicPartition>> members = classic.assignedPartitions(group);
+        Set<TopicPartition> assigned = new HashSet<>();
+        members.values().forEach(assigned::addAll);
+        Map<TopicPartition, Long> committedOffsets = new TreeMap<>(offsets == null ? Map.of() : offsets);
+        return new GroupDescription(groupId, onlyTopic(committedOffsets.keySet(), assigned), group.generation, members,
+                committedOffsets);
+    }
+
+    /** The one topic of these partitions, or null when they span several (or none). */
+    private static String onlyTopic(Collection<TopicPartition> a, Collection<TopicPartition> b) {
+        Set<String> topics = new TreeSet<>();
+        a.forEach(tp -> topics.add(tp.topic()));
+        b.forEach(tp -> topics.add(tp.topic()));
+        return topics.size() == 1 ? topics.iterator().next() : null;
     }
 
     /** Forgets the offsets of a deleted topic. */
@@ -366,6 +422,7 @@ public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
                 expire(groupId, g, now);
             }
         }
+        classic.expireAll(now);
     }
 
     /** The timer's task: expire what is due, then arm the next check if members remain. */
@@ -381,8 +438,8 @@ public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
      * later, so they leave the armed check alone (it finds nothing due and re-arms); a join arms, since a rejoin may
      * shorten its member's session timeout. A member that leaves may leave one check that finds nothing and stops.
      */
-    private void armExpiryTimer() {
-        long earliest = Long.MAX_VALUE;
+    void armExpiryTimer() {
+        long earliest = classic.earliestDeadline();
         for (Group g : groups.values()) {
             for (Member m : g.members.values()) {
                 // expire() removes a member once now - lastSeen > timeout: due one millisecond after the timeout
@@ -511,6 +568,117 @@ public final class GroupCoordinator implements ConsumerGroups, AutoCloseable {
         }
         m.givenGeneration = m.generation;
         return new Membership(groupId, memberId, m.generation, m.assignment);
+    }
+
+    // ------------------------------------------------------------------ ClassicGroups (Kafka's classic protocol)
+
+    @Override
+    public synchronized CompletableFuture<JoinResult> join(JoinRequest request) {
+        return classic.join(request, clock.epochMillis());
+    }
+
+    @Override
+    public synchronized CompletableFuture<SyncResult> sync(String groupId, int generation, String memberId,
+                                                           String protocolType, String protocolName,
+                                                           Map<String, byte[]> assignments) {
+        return classic.sync(groupId, generation, memberId, protocolType, protocolName, assignments, clock.epochMillis());
+    }
+
+    @Override
+    public synchronized ClassicGroups.Error heartbeat(String groupId, int generation, String memberId) {
+        return classic.heartbeat(groupId, generation, memberId, clock.epochMillis());
+    }
+
+    @Override
+    public synchronized List<ClassicGroups.Error> leave(String groupId, List<String> memberIds) {
+        return classic.leave(groupId, memberIds, clock.epochMillis());
+    }
+
+    @Override
+    public synchronized CommitResult commit(String groupId, int generation, String memberId, Map<TopicPartition, Long> offsets) {
+        return classic.commit(groupId, generation, memberId, offsets, clock.epochMillis());
+    }
+
+    @Override
+    public synchronized Map<TopicPartition, Long> committedOffsets(String groupId, Collection<TopicPartition> partitions) {
+        return classic.committedOffsets(groupId, partitions);
+    }
+
+    @Override
+    public synchronized List<Listing> groupListings() {
+        List<Listing> out = new ArrayList<>();
+        for (String id : listGroups()) {
+            ClassicGroup g = classic.group(id);
+            if (g != null) {
+                out.add(new Listing(id, g.protocolType, g.state.kafkaName));
+            } else if (groups.containsKey(id)) {
+                out.add(new Listing(id, "sluice", "Stable"));
+            } else {
+                out.add(new Listing(id, "", "Empty"));
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public synchronized Description describeGroup(String groupId) {
+        Description d = classic.describe(groupId, clock.epochMillis());
+        if (d != null) {
+            return d;
+        }
+        Group g = groups.get(groupId);
+        if (g != null) {
+            expire(groupId, g, clock.epochMillis());
+            g = groups.get(groupId);
+        }
+        if (g != null) {
+            List<MemberDescription> members = new ArrayList<>();
+            g.members.forEach((id, m) -> members.add(new MemberDescription(id, null, m.clientId, "", new byte[0], new byte[0])));
+            return new Description(groupId, g.rebalancing ? "PreparingRebalance" : "Stable", "sluice", "range", members);
+        }
+        return new Description(groupId, committed.containsKey(groupId) ? "Empty" : "Dead", "", "", List.of());
+    }
+
+    // ------------------------------------------------------------------ shared with ClassicGroupCoordinator
+
+    boolean hasNativeMembers(String groupId) {
+        Group g = groups.get(groupId);
+        if (g != null) {
+            expire(groupId, g, clock.epochMillis());
+        }
+        return groups.containsKey(groupId);
+    }
+
+    private boolean hasClassicMembers(String groupId) {
+        ClassicGroup g = classic.group(groupId);
+        if (g != null) {
+            classic.expire(groupId, g, clock.epochMillis());
+        }
+        return classic.has(groupId);
+    }
+
+    int lastGeneration(String groupId) {
+        return store.lastGeneration(groupId);
+    }
+
+    void storeGeneration(String groupId, int generation) {
+        store.storeGeneration(groupId, generation, committed.getOrDefault(groupId, Map.of()));
+    }
+
+    void writeOffsets(String groupId, Map<TopicPartition, Long> offsets) {
+        write(groupId, offsets);
+    }
+
+    Map<TopicPartition, Long> committedOf(String groupId) {
+        return committed.getOrDefault(groupId, Map.of());
+    }
+
+    boolean partitionExists(TopicPartition tp) {
+        try {
+            return partitionsOfTopic.apply(tp.topic()).contains(tp);
+        } catch (SluiceException.UnknownTopicException unknown) {
+            return false;
+        }
     }
 
     @Override
