@@ -334,7 +334,18 @@ public final class GroupCoordinator implements ConsumerGroups, ClassicGroups, Au
         ids.addAll(groups.keySet());
         ids.addAll(classic.groupIds());
         for (String id : ids) {
-            describe(id).ifPresent(out::add);
+            ClassicGroup kafkaGroup = classic.group(id);
+            if (kafkaGroup != null) {
+                out.add(describeClassic(id, kafkaGroup, committed.get(id)));
+                continue;
+            }
+            Group g = groups.get(id);
+            Map<String, Set<TopicPartition>> members = new LinkedHashMap<>();
+            if (g != null) {
+                g.members.forEach((mid, m) -> members.put(mid, m.assignment));
+            }
+            out.add(new GroupDescription(id, g == null ? null : g.topic, g == null ? 0 : g.generation, members,
+                    new TreeMap<>(committed.getOrDefault(id, Map.of()))));
         }
         return out;
     }
