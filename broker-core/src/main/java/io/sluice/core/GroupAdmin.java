@@ -52,9 +52,15 @@ public final class GroupAdmin {
         Map<TopicPartition, String> owners = new TreeMap<>();
         d.members().forEach((member, assigned) -> assigned.forEach(tp -> owners.put(tp, member)));
         Map<TopicPartition, Long> rows = new TreeMap<>(d.committed());
+        Set<String> topics = new java.util.TreeSet<>();
         if (d.topic() != null) {
+            topics.add(d.topic());
+        } else {
+            owners.keySet().forEach(tp -> topics.add(tp.topic())); // a Kafka group reading several topics
+        }
+        for (String topic : topics) {
             try {
-                for (TopicPartition tp : broker.partitionsOf(d.topic())) {
+                for (TopicPartition tp : broker.partitionsOf(topic)) {
                     rows.putIfAbsent(tp, -1L);
                 }
             } catch (SluiceException.UnknownTopicException deleted) {
@@ -78,7 +84,7 @@ public final class GroupAdmin {
             } catch (SluiceException gone) {
                 // unknown topic or partition (deleted): no offsets, no lag
             }
-            lags.add(new GroupStatus.PartitionLag(tp.partition(), committed, start, end, lag, owners.get(tp)));
+            lags.add(new GroupStatus.PartitionLag(tp.topic(), tp.partition(), committed, start, end, lag, owners.get(tp)));
         }
         Map<String, Set<TopicPartition>> members = new LinkedHashMap<>(d.members());
         return Optional.of(new GroupStatus(groupId, d.topic(), d.generation(), members, lags));

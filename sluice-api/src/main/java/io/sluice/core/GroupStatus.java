@@ -9,6 +9,7 @@ import java.util.Set;
  * behind the partition's end (Kafka's {@code kafka-consumer-groups.sh --describe}).
  *
  * @param topic      the topic the group consumes (from its members, else from its committed offsets); null if unknown
+ *                   or if it reads several (a Kafka group can)
  * @param members    live member id → assigned partitions
  * @param partitions one row per partition of the topic (or per committed partition when the topic is gone)
  */
@@ -16,12 +17,14 @@ public record GroupStatus(String groupId, String topic, int generation, Map<Stri
                           List<PartitionLag> partitions) {
 
     /**
+     * @param topic     the partition's topic (a Kafka group may read several; {@link GroupStatus#topic()} is then null)
      * @param committed the committed next offset, or -1 if the group never committed on this partition
      * @param endOffset the partition's end offset (-1 when the topic no longer exists)
      * @param lag       events between the committed offset (or the start offset, when none is committed) and the end
      * @param member    the live member that owns the partition, or null
      */
-    public record PartitionLag(int partition, long committed, long startOffset, long endOffset, long lag, String member) {
+    public record PartitionLag(String topic, int partition, long committed, long startOffset, long endOffset, long lag,
+                               String member) {
     }
 
     public GroupStatus {

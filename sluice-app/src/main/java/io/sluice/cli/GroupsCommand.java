@@ -84,10 +84,13 @@ final class GroupsCommand implements Runnable {
         static void print(GroupStatus s, PrintWriter out) {
             out.printf("group %s  topic %s  state %s  generation %d  members %d  lag %d%n", s.groupId(),
                     s.topic() == null ? "-" : s.topic(), s.state(), s.generation(), s.members().size(), s.totalLag());
-            out.printf("%-10s %15s %15s %15s %10s  %s%n", "PARTITION", "CURRENT-OFFSET", "START-OFFSET", "END-OFFSET", "LAG", "MEMBER");
+            boolean topics = s.topic() == null && !s.partitions().isEmpty(); // a Kafka group reading several topics
+            out.printf((topics ? "%-20s " : "%s") + "%-10s %15s %15s %15s %10s  %s%n", topics ? "TOPIC" : "", "PARTITION",
+                    "CURRENT-OFFSET", "START-OFFSET", "END-OFFSET", "LAG", "MEMBER");
             for (GroupStatus.PartitionLag p : s.partitions()) {
-                out.printf("%-10d %15s %15d %15d %10d  %s%n", p.partition(), p.committed() < 0 ? "-" : Long.toString(p.committed()),
-                        p.startOffset(), p.endOffset(), p.lag(), p.member() == null ? "-" : p.member());
+                out.printf((topics ? "%-20s " : "%s") + "%-10d %15s %15d %15d %10d  %s%n", topics ? p.topic() : "", p.partition(),
+                        p.committed() < 0 ? "-" : Long.toString(p.committed()), p.startOffset(), p.endOffset(), p.lag(),
+                        p.member() == null ? "-" : p.member());
             }
         }
     }

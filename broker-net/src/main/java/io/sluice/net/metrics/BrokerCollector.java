@@ -80,11 +80,12 @@ public final class BrokerCollector implements MultiCollector {
         for (GroupStatus g : groups.describeAll()) {
             members.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(Labels.of("group", g.groupId()))
                     .value(g.members().size()).build());
-            if (g.topic() == null) {
-                continue;
-            }
             for (GroupStatus.PartitionLag p : g.partitions()) {
-                Labels labels = Labels.of("group", g.groupId(), "topic", g.topic(), "partition", Integer.toString(p.partition()));
+                String topic = p.topic() != null ? p.topic() : g.topic();
+                if (topic == null) {
+                    continue;
+                }
+                Labels labels = Labels.of("group", g.groupId(), "topic", topic, "partition", Integer.toString(p.partition()));
                 committed.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(labels).value(p.committed()).build());
                 lag.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(labels).value(p.lag()).build());
             }

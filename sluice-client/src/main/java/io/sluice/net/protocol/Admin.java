@@ -74,6 +74,7 @@ public final class Admin {
         });
         out.writeInt(s.partitions().size());
         for (GroupStatus.PartitionLag p : s.partitions()) {
+            Wire.writeString(out, p.topic());
             out.writeInt(p.partition());
             out.writeLong(p.committed());
             out.writeLong(p.startOffset());
@@ -101,7 +102,7 @@ public final class Admin {
         int partitionCount = Wire.readCount(in, 38, "partition");
         List<GroupStatus.PartitionLag> partitions = new ArrayList<>(partitionCount);
         for (int i = 0; i < partitionCount; i++) {
-            partitions.add(new GroupStatus.PartitionLag(Wire.readInt(in), Wire.readLong(in), Wire.readLong(in),
+            partitions.add(new GroupStatus.PartitionLag(Wire.readString(in), Wire.readInt(in), Wire.readLong(in), Wire.readLong(in),
                     Wire.readLong(in), Wire.readLong(in), Wire.readString(in)));
         }
         Wire.expectEnd(in, "describe group response");

@@ -190,6 +190,7 @@ final class GroupEndpoints {
         json.writeArrayFieldStart("partitions");
         for (GroupStatus.PartitionLag p : g.partitions()) {
             json.writeStartObject();
+            json.writeStringField("topic", p.topic());
             json.writeNumberField("partition", p.partition());
             json.writeNumberField("committed", p.committed());
             json.writeNumberField("startOffset", p.startOffset());
