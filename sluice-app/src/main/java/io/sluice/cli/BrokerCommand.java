@@ -6,6 +6,8 @@ import io.sluice.core.SluiceException;
 import io.sluice.core.config.ConfigDef;
 import io.sluice.ingest.IngestConfig;
 import io.sluice.ingest.IngestPipeline;
+import io.sluice.kafka.KafkaListener;
+import io.sluice.kafka.KafkaListenerConfig;
 import io.sluice.net.http.GaugeRegistry;
 import io.sluice.net.http.HttpApiConfig;
 import io.sluice.net.security.TlsConfig;
@@ -57,6 +59,10 @@ final class BrokerCommand extends SubCommand {
     @Option(names = "--http-port", paramLabel = "N", description = "HTTP port (http.port; default 8080; 0 disables HTTP)")
     String httpPort;
 
+    @Option(names = "--kafka-port", paramLabel = "N", description = "Kafka wire-protocol port (kafka.port; default off; "
+            + "0 picks a free port): Kafka clients and kcat produce and consume (docs/kafka.md)")
+    String kafkaPort;
+
     @Option(names = "--set", paramLabel = "KEY=VALUE", description = "any setting, repeatable (e.g. --set ring.size=65536)")
     Map<String, String> set = new LinkedHashMap<>();
 
@@ -79,10 +85,12 @@ final class BrokerCommand extends SubCommand {
         override(flags, BrokerServerConfig.BIND, bind);
         override(flags, BrokerServerConfig.PORT, port);
         override(flags, HttpApiConfig.PORT, httpPort);
+        override(flags, KafkaListenerConfig.PORT, kafkaPort);
 
         BrokerConfig brokerConfig;
         BrokerServerConfig serverConfig;
         HttpApiConfig.Builder httpConfig;
+        KafkaListenerConfig kafkaConfig;
         List<IngestConfig> ingestConfigs;
         try {
             BrokerSettings.Resolved resolved = BrokerSettings.resolve(file, System.getenv(), flags);
@@ -93,6 +101,7 @@ final class BrokerCommand extends SubCommand {
                     .sslContext(tls(s))
                     .build();
             httpConfig = HttpApiConfig.builder(s);
+            kafkaConfig = KafkaListenerConfig.from(s, serverConfig);
             ingestConfigs = IngestPipeline.configsFromProperties(resolved.ingest());
         } catch (IllegalArgumentException | SluiceException e) {
             throw new UsageException(e.getMessage());
@@ -120,6 +129,19 @@ final class BrokerCommand extends SubCommand {
             return SluiceCli.FAILED;
         }
         server.registerMetrics(gauges);
+        KafkaListener kafka = null;
+        if (kafkaConfig != null) {
+            try {
+                kafka = KafkaListener.start(broker, kafkaConfig);
+            } catch (RuntimeException e) {
+                err.println("sluice broker: " + e.getMessage());
+                server.close();
+                broker.close();
+                return SluiceCli.FAILED;
+            }
+            kafka.registerMetrics(gauges);
+        }
+        KafkaListener kafkaListener = kafka;
         try {
             // ingest.<name>.* sections: pipelines from a topic into ClickHouse, consuming in-process
             for (IngestConfig ingest : ingestConfigs) {
@@ -138,16 +160,27 @@ final class BrokerCommand extends SubCommand {
         } catch (RuntimeException e) {
             err.println("sluice broker: " + e.getMessage());
             server.close();
+            if (kafkaListener != null) {
+                kafkaListener.close();
+            }
             pipelines.forEach(pipeline -> closeQuietly(pipeline, err));
             broker.close();
             return SluiceCli.FAILED;
         }
         out.println("sluice broker: binary protocol on " + server.localAddress().getHostString() + ":" + server.port()
                 + " (" + server.transport() + "), data in " + brokerConfig.dataDir().toAbsolutePath());
+        if (kafkaListener != null) {
+            out.println("sluice broker: Kafka protocol on " + kafkaListener.localAddress().getHostString() + ":"
+                    + kafkaListener.port() + " (advertised as " + kafkaListener.advertisedAddress() + ", cluster id "
+                    + kafkaListener.clusterId() + ")");
+        }
         out.flush();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
                 server.close();
+                if (kafkaListener != null) {
+                    kafkaListener.close();
+                }
                 closeQuietly(http, err);
                 pipelines.forEach(pipeline -> closeQuietly(pipeline, err));
                 broker.close();

@@ -6,6 +6,7 @@ import io.sluice.core.config.ConfigDef;
 import io.sluice.core.config.ConfigDef.Importance;
 import io.sluice.core.config.ConfigDef.Type;
 import io.sluice.ingest.IngestConfig;
+import io.sluice.kafka.KafkaListenerConfig;
 import io.sluice.net.http.HttpApiConfig;
 import io.sluice.net.server.BrokerServerConfig;
 
@@ -16,7 +17,7 @@ import java.util.Properties;
 /**
  * Every setting {@code sluice broker} reads, from one set of definitions: the core broker's
  * ({@link BrokerConfig#DEFINITION}), the binary listener's ({@link BrokerServerConfig#DEFINITION}), the HTTP API's
- * ({@link HttpApiConfig#DEFINITION}) and the application's own (token and TLS files). {@code ingest.<name>.*} keys
+ * ({@link HttpApiConfig#DEFINITION}), the Kafka listener's ({@link KafkaListenerConfig#DEFINITION}) and the application's own (token and TLS files). {@code ingest.<name>.*} keys
  * are validated against {@link IngestConfig#DEFINITION}.
  *
  * <p>Where a value comes from, lowest precedence first: the definition's default, the {@code --config} file, a
@@ -47,6 +48,7 @@ final class BrokerSettings {
             .defineAll(BrokerConfig.DEFINITION)
             .defineAll(BrokerServerConfig.DEFINITION)
             .defineAll(HttpApiConfig.DEFINITION)
+            .defineAll(KafkaListenerConfig.DEFINITION)
             .defineAll(APPLICATION);
 
     static final String INGEST_PREFIX = "ingest.";
@@ -109,6 +111,7 @@ final class BrokerSettings {
         tables.put("broker", BrokerConfig.DEFINITION.toMarkdownTable(""));
         tables.put("binary", BrokerServerConfig.DEFINITION.toMarkdownTable(""));
         tables.put("http", HttpApiConfig.DEFINITION.toMarkdownTable(""));
+        tables.put("kafka", KafkaListenerConfig.DEFINITION.toMarkdownTable(""));
         tables.put("application", APPLICATION.toMarkdownTable(""));
         tables.put("ingest", IngestConfig.DEFINITION.toMarkdownTable("ingest.<name>."));
         return tables;

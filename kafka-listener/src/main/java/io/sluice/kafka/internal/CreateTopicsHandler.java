@@ -36,7 +36,14 @@ final class CreateTopicsHandler implements ApiHandler {
             try {
                 CreateTopicsResponseData response = new CreateTopicsResponseData();
                 for (CreatableTopic topic : data.topics()) {
-                    response.topics().add(create(topic, data.validateOnly()));
+                    CreatableTopicResult result = create(topic, data.validateOnly());
+                    if (request.version() < 5) { // fields of v5+: the generated writer refuses them earlier
+                        result.setNumPartitions(-1).setReplicationFactor((short) -1);
+                    }
+                    if (request.version() < 7) {
+                        result.setTopicId(org.apache.kafka.common.Uuid.ZERO_UUID);
+                    }
+                    response.topics().add(result);
                 }
                 request.respond(response);
             } catch (RuntimeException e) {

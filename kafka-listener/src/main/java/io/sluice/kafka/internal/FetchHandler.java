@@ -162,7 +162,10 @@ final class FetchHandler implements ApiHandler {
                 out.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
                 return 0;
             }
-            out.setHighWatermark(end).setLastStableOffset(end).setLogStartOffset(start);
+            out.setHighWatermark(end).setLastStableOffset(end);
+            if (request.version() >= 5) { // the generated writer refuses a field its version does not have
+                out.setLogStartOffset(start);
+            }
             long offset = partition.fetchOffset();
             if (offset < start || offset > end) {
                 out.setErrorCode(Errors.OFFSET_OUT_OF_RANGE.code());

@@ -29,22 +29,24 @@ final class ListOffsetsHandler implements ApiHandler {
     public void handle(KafkaRequest request) {
         context.admin().execute(() -> {
             try {
-                request.respond(answer(request.data()));
+                request.respond(answer(request.data(), request.version()));
             } catch (RuntimeException e) {
                 request.fail(e);
             }
         });
     }
 
-    private ListOffsetsResponseData answer(ListOffsetsRequestData data) {
+    private ListOffsetsResponseData answer(ListOffsetsRequestData data, short version) {
         ListOffsetsResponseData response = new ListOffsetsResponseData();
         for (ListOffsetsRequestData.ListOffsetsTopic topic : data.topics()) {
             ListOffsetsTopicResponse topicResponse = new ListOffsetsTopicResponse().setName(topic.name());
             response.topics().add(topicResponse);
             for (ListOffsetsRequestData.ListOffsetsPartition partition : topic.partitions()) {
                 ListOffsetsPartitionResponse out = new ListOffsetsPartitionResponse()
-                        .setPartitionIndex(partition.partitionIndex()).setTimestamp(-1).setOffset(-1)
-                        .setLeaderEpoch(MetadataHandler.LEADER_EPOCH);
+                        .setPartitionIndex(partition.partitionIndex()).setTimestamp(-1).setOffset(-1);
+                if (version >= 4) { // the generated writer refuses a field its version does not have
+                    out.setLeaderEpoch(MetadataHandler.LEADER_EPOCH);
+                }
                 topicResponse.partitions().add(out);
                 try {
                     lookup(new TopicPartition(topic.name(), partition.partitionIndex()), partition.timestamp(), out);

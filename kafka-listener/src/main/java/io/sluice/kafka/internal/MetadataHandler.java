@@ -43,14 +43,17 @@ final class MetadataHandler implements ApiHandler {
         response.brokers().add(new MetadataResponseBroker().setNodeId(node).setHost(context.advertisedHost())
                 .setPort(context.advertisedPort()).setRack(null));
         for (String name : names) {
-            response.topics().add(topic(name, node));
+            response.topics().add(topic(name, node, request.version()));
         }
         request.respond(response);
     }
 
-    private MetadataResponseTopic topic(String name, int node) {
-        MetadataResponseTopic topic = new MetadataResponseTopic().setName(name).setTopicId(topicId(name))
+    private MetadataResponseTopic topic(String name, int node, short version) {
+        MetadataResponseTopic topic = new MetadataResponseTopic().setName(name)
                 .setIsInternal(false).setTopicAuthorizedOperations(Integer.MIN_VALUE);
+        if (version >= 10) { // the generated writer refuses a field its version does not have
+            topic.setTopicId(topicId(name));
+        }
         int partitions;
         try {
             partitions = context.broker().partitionCount(name);
@@ -58,9 +61,12 @@ final class MetadataHandler implements ApiHandler {
             return topic.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()).setTopicId(Uuid.ZERO_UUID);
         }
         for (int p = 0; p < partitions; p++) {
-            topic.partitions().add(new MetadataResponsePartition().setPartitionIndex(p).setLeaderId(node)
-                    .setLeaderEpoch(LEADER_EPOCH).setReplicaNodes(List.of(node)).setIsrNodes(List.of(node))
-                    .setOfflineReplicas(List.of()));
+            MetadataResponsePartition partition = new MetadataResponsePartition().setPartitionIndex(p).setLeaderId(node)
+                    .setReplicaNodes(List.of(node)).setIsrNodes(List.of(node)).setOfflineReplicas(List.of());
+            if (version >= 7) {
+                partition.setLeaderEpoch(LEADER_EPOCH);
+            }
+            topic.partitions().add(partition);
         }
         return topic;
     }
