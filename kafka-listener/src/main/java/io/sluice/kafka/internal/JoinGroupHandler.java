@@ -50,7 +50,7 @@ final class JoinGroupHandler implements ApiHandler {
         }
         String protocolName = r.protocolName() != null || version >= 7 ? r.protocolName() : "";
         return new JoinGroupResponseData().setErrorCode(r.error().code()).setGenerationId(r.generation())
-                .setProtocolType(r.protocolType()).setProtocolName(protocolName)
+                .setProtocolType(version >= 7 ? r.protocolType() : null).setProtocolName(protocolName)
                 .setLeader(r.leaderId() == null ? "" : r.leaderId()).setMemberId(r.memberId() == null ? "" : r.memberId())
                 .setMembers(members);
     }

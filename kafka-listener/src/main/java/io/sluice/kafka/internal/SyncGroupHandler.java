@@ -34,7 +34,8 @@ final class SyncGroupHandler implements ApiHandler {
                         request.fail(e);
                     } else {
                         request.respond(new SyncGroupResponseData().setErrorCode(r.error().code())
-                                .setProtocolType(r.protocolType()).setProtocolName(r.protocolName())
+                                .setProtocolType(version >= 5 ? r.protocolType() : null)
+                                .setProtocolName(version >= 5 ? r.protocolName() : null)
                                 .setAssignment(r.assignment()));
                     }
                 }));
