@@ -1,6 +1,5 @@
 package io.sluice.core.internal.bus;
 
-import com.lmax.disruptor.EventPoller;
 import com.lmax.disruptor.InsufficientCapacityException;
 import com.lmax.disruptor.RingBuffer;
 import com.lmax.disruptor.Sequence;
@@ -83,13 +82,12 @@ public final class PartitionRing implements AutoCloseable {
         this.ring = RingBuffer.createMultiProducer(RingSlot::new, ringSize, onPublish);
         if (journal != null) {
             journalHandler = new JournalHandler(journal, ring, publishToJournal, onJournaled);
-            EventPoller<RingSlot> poller = ring.newPoller();
-            journalHandler.setSequenceCallback(poller.getSequence());
-            ring.addGatingSequences(poller.getSequence());
             // The journal's sequence (what subscribers and close() wait on) only moves at the end of a poll: cap the
             // batch so a burst reaches subscribers in steps instead of all at once after the whole burst is written.
-            journalStage = new PolledStage("journal " + partition, poller, ring::getCursor, journalHandler,
+            journalStage = new PolledStage("journal " + partition, ring, ring::getCursor, true, journalHandler,
                     JOURNAL_MAX_BATCH, journalHandler::onShutdown);
+            journalHandler.setSequenceCallback(journalStage.sequence());
+            ring.addGatingSequences(journalStage.sequence());
             journalAgent = journalAgents.assign(journalStage);
             onPublish.add(journalAgent);
         } else {
@@ -227,12 +225,11 @@ public final class PartitionRing implements AutoCloseable {
 
         private SubscriberStage(String name, EventSubscriber subscriber) {
             handler = new SubscriberHandler(name, subscriber, latency, journal != null);
-            EventPoller<RingSlot> poller = journalStage != null ? ring.newPoller(journalStage.sequence()) : ring.newPoller();
-            // addGatingSequences moves the new sequence to the cursor: the subscriber starts with the next event
-            ring.addGatingSequences(poller.getSequence());
             LongSupplier follows = journalStage != null ? journalStage.sequence()::get : ring::getCursor;
-            stage = new PolledStage("subscriber " + name + " on " + partition, poller, follows, handler,
-                    SUBSCRIBER_MAX_BATCH, null);
+            stage = new PolledStage("subscriber " + name + " on " + partition, ring, follows, journalStage == null,
+                    handler, SUBSCRIBER_MAX_BATCH, null);
+            // addGatingSequences moves the new sequence to the cursor: the subscriber starts with the next event
+            ring.addGatingSequences(stage.sequence());
             wakers = journalStage != null ? onJournaled : onPublish;
             agent = subscriberAgents.assign(stage);
             wakers.add(agent);

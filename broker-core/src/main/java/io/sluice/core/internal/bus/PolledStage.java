@@ -1,7 +1,7 @@
 package io.sluice.core.internal.bus;
 
 import com.lmax.disruptor.EventHandler;
-import com.lmax.disruptor.EventPoller;
+import com.lmax.disruptor.RingBuffer;
 import com.lmax.disruptor.Sequence;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -10,32 +10,48 @@ import java.util.function.LongSupplier;
 
 /**
  * One consumer of a partition ring, polled by whichever {@link StageAgent} it is assigned to: the partition's journal
- * writer, or one live subscriber. A Disruptor {@link EventPoller} (the poll-based twin of a
- * {@code BatchEventProcessor}) drives an ordinary {@link EventHandler}; a poll hands over what is available, at most
- * {@code maxBatch} events, and the last event of a poll is the handler's end of batch. A handler failure is logged and
- * the event skipped, as a {@code BatchEventProcessor} with a logging exception handler does: one bad event must not
- * stop the partition, nor the other partitions sharing the thread.
+ * writer, or one live subscriber. It is the poll-based twin of a Disruptor {@code BatchEventProcessor} driving an
+ * ordinary {@link EventHandler}: a poll (a <em>turn</em>) hands over what is available, at most {@code maxBatch}
+ * events, and the last event of a turn is the handler's end of batch. A handler failure is logged and the event
+ * skipped, as a {@code BatchEventProcessor} with a logging exception handler does: one bad event must not stop the
+ * partition, nor the other partitions sharing the thread.
+ *
+ * <p><b>A turn costs O(maxBatch), whatever the backlog.</b> The Disruptor's own {@code EventPoller} asks the sequencer
+ * for the highest published sequence between the next one and the cursor, which on a multi-producer ring scans the
+ * availability buffer over the whole backlog: with the turn cap, a 15,000-event burst was rescanned about 59 times
+ * (quadratic in the backlog). Here the scan is bounded by the turn ({@code next + maxBatch - 1}) and the turn handles
+ * everything the scan found, so each slot's availability flag is read once. A stage that follows
+ * another stage (a journaled topic's subscriber behind the journal writer) reads no flag at all: everything up to the
+ * stage it follows has been handled there, so it is published.
  */
-final class PolledStage implements EventPoller.Handler<RingSlot> {
+final class PolledStage {
     private static final Logger LOG = LoggerFactory.getLogger(PolledStage.class);
 
     private final String name;
-    private final EventPoller<RingSlot> poller;
+    private final RingBuffer<RingSlot> ring;
+    /** This stage's progress: the last sequence handled (moved to the ring's cursor when added as a gating sequence). */
+    private final Sequence sequence = new Sequence();
     private final LongSupplier follows;
+    private final boolean followsProducers;
     private final EventHandler<RingSlot> handler;
     private final int maxBatch;
     private final Runnable onRemoved;
-    private int polled;
 
     /**
-     * @param follows   the sequence the poller gates on: the ring's cursor, or the journal writer's sequence
-     * @param onRemoved run on the agent's thread after the stage's last poll (the journal writer closes its appender)
+     * @param follows          the sequence this stage may not pass: the ring's cursor, or the journal writer's sequence
+     * @param followsProducers true if {@code follows} is the ring's cursor (a multi-producer ring publishes out of
+     *                         order below it, so each slot's availability is checked)
+     * @param onRemoved        run on the agent's thread after the stage's last poll (the journal writer closes its appender)
      */
-    PolledStage(String name, EventPoller<RingSlot> poller, LongSupplier follows, EventHandler<RingSlot> handler, int maxBatch,
-                Runnable onRemoved) {
+    PolledStage(String name, RingBuffer<RingSlot> ring, LongSupplier follows, boolean followsProducers,
+                EventHandler<RingSlot> handler, int maxBatch, Runnable onRemoved) {
+        if (maxBatch < 1) {
+            throw new IllegalArgumentException(name + ": maxBatch must be at least 1, got " + maxBatch);
+        }
         this.name = name;
-        this.poller = poller;
+        this.ring = ring;
         this.follows = follows;
+        this.followsProducers = followsProducers;
         this.handler = handler;
         this.maxBatch = maxBatch;
         this.onRemoved = onRemoved;
@@ -43,35 +59,48 @@ final class PolledStage implements EventPoller.Handler<RingSlot> {
 
     /** This stage's progress: the last sequence it has handled. */
     Sequence sequence() {
-        return poller.getSequence();
+        return sequence;
     }
 
     /** Handles what is available (at most {@code maxBatch} events); returns how many. Agent thread only. */
     int poll() {
-        polled = 0;
-        long before = poller.getSequence().get();
-        try {
-            poller.poll(this);
-        } catch (Exception e) { // onEvent catches everything: not reached
-            LOG.error("{}: poll failed", name, e);
+        long current = sequence.get();
+        long next = current + 1;
+        long last = highestAvailable(next, Math.min(follows.getAsLong(), next + maxBatch - 1));
+        if (last < next) {
+            return 0;
         }
-        return (int) (poller.getSequence().get() - before);
+        long handled = current;
+        try {
+            for (long s = next; s <= last; s++) {
+                try {
+                    handler.onEvent(ring.get(s), s, s == last);
+                } catch (Throwable t) {
+                    LOG.error("{}: unexpected failure at sequence {}; the event is skipped", name, s, t);
+                }
+                handled = s;
+            }
+        } finally {
+            sequence.set(handled);
+        }
+        return (int) (handled - current);
     }
 
-    @Override
-    public boolean onEvent(RingSlot slot, long sequence, boolean endOfBatch) {
-        boolean last = endOfBatch || ++polled >= maxBatch;
-        try {
-            handler.onEvent(slot, sequence, last);
-        } catch (Throwable t) {
-            LOG.error("{}: unexpected failure at sequence {}; the event is skipped", name, sequence, t);
+    /** The highest sequence in {@code next..bound} up to which every slot is published ({@code next - 1} if none). */
+    private long highestAvailable(long next, long bound) {
+        if (!followsProducers) {
+            return bound;
         }
-        return !last;
+        long s = next;
+        while (s <= bound && ring.isAvailable(s)) {
+            s++;
+        }
+        return s - 1;
     }
 
     /** True if an event waits for this stage (the idle check before parking: {@link WakeableIdleStrategy}). */
     boolean hasWork() {
-        return follows.getAsLong() > poller.getSequence().get();
+        return follows.getAsLong() > sequence.get();
     }
 
     void removed() {

@@ -108,9 +108,7 @@ public final class JournalReader implements PartitionReader {
                             + " but the next journal batch starts at " + cursor.baseOffset(), null);
                 }
                 try {
-                    while (cursor.hasNext() && cursor.peekOffset() < position) {
-                        cursor.skip();
-                    }
+                    cursor.skip((int) (position - cursor.baseOffset())); // dense: below nextOffset, so within the batch
                 } catch (IllegalStateException | IndexOutOfBoundsException e) {
                     positioned = false;
                     throw journal.corrupt(position, e.getMessage());
@@ -122,6 +120,10 @@ public final class JournalReader implements PartitionReader {
                     } catch (IllegalStateException | IndexOutOfBoundsException e) {
                         positioned = false;
                         throw journal.corrupt(position, e.getMessage());
+                    }
+                    if (record.offset() != position) {
+                        positioned = false;
+                        throw journal.corrupt(position, "the record there has offset " + record.offset());
                     }
                     try {
                         sink.accept(record);

@@ -45,7 +45,9 @@ import java.util.concurrent.ConcurrentSkipListMap;
  * <p><b>Offsets.</b> Each batch stores its base offset and record count; offsets are dense across batches. Chronicle
  * indexes are (cycle, sequence) pairs, one per batch. The journal keeps a small map from each cycle's first offset to
  * its cycle (rebuilt on open from the first batch of each cycle file); within a cycle the batch holding offset
- * {@code o} is found by a galloping binary search over the sequence numbers, reading each probed batch's base offset.
+ * {@code o} is found through a {@link BatchIndex} (offset → batch, kept by the writer, rebuilt on open, bounded) and,
+ * between its entries or without one, a galloping binary search over the sequence numbers, reading each probed
+ * batch's base offset.
  *
  * <p><b>Format.</b> The directory carries {@value JournalFormat#FILE} naming its format version; a directory of
  * another version (format 1 stored one document per event) is refused on open.
@@ -68,6 +70,8 @@ public final class PartitionJournal implements AutoCloseable {
     private final java.util.concurrent.ConcurrentHashMap<Integer, Long> firstSequenceByCycle =
             new java.util.concurrent.ConcurrentHashMap<>();
 
+    /** offset → batch, so a read by offset touches one batch (or a few, once the journal outgrows the index) */
+    private final BatchIndex batchIndex = new BatchIndex();
     private volatile long endOffset;
     /** wakes readers waiting for {@link #endOffset} to move; signalled by the journal writer after each batch */
     private final JournalProgress progress = new JournalProgress();
@@ -86,6 +90,8 @@ public final class PartitionJournal implements AutoCloseable {
     // journal-writer thread state
     private ExcerptAppender appender;
     private int lastCycle = Integer.MIN_VALUE;
+    /** Chronicle sequence number of the last batch committed in {@link #lastCycle}, -1 when not known (ask Chronicle) */
+    private long lastSequence = -1;
     /** cycles appended to since the last successful sync (usually one; two around a roll) */
     private final java.util.TreeSet<Integer> unsyncedCycles = new java.util.TreeSet<>();
     /** a cycle file was created since the last sync: its directory entry must be made durable too */
@@ -152,6 +158,7 @@ public final class PartitionJournal implements AutoCloseable {
                 }
             }
             end = recoverEnd(tailer);
+            rebuildIndex(tailer);
         }
         this.startOffset = start;
         this.endOffset = end;
@@ -222,6 +229,29 @@ public final class PartitionJournal implements AutoCloseable {
                 + "forward in the newest cycle with batches: end offset {}", partition, lastEnd,
                 lastIndex < 0 ? "none" : Long.toHexString(lastIndex), batches, expected);
         return expected;
+    }
+
+    /**
+     * Refills the {@link BatchIndex} from the retained batches: one probe every {@link BatchIndex#interval()} batches
+     * of each cycle (the interval doubles as the index fills), so at most about 2 × {@link BatchIndex#MAX_ENTRIES}
+     * probes whatever the journal's size. A cycle whose batches cannot all be read is indexed up to there; reads
+     * beyond fall back to the search.
+     */
+    private void rebuildIndex(ExcerptTailer tailer) {
+        for (Map.Entry<Long, Integer> e : cycleByBaseOffset.entrySet()) {
+            int cycle = e.getValue();
+            long sequence = firstSequenceByCycle.getOrDefault(cycle, 0L);
+            try {
+                long base;
+                while ((base = baseOffsetAt(tailer, cycle, sequence, -1)) >= 0) {
+                    batchIndex.add(base, rollCycle.toIndex(cycle, sequence));
+                    sequence += batchIndex.interval();
+                }
+            } catch (SluiceException.CorruptRecordException damaged) {
+                LOG.warn("{}: offset index rebuilt only up to a damaged batch in cycle {}: {}", partition, cycle,
+                        damaged.getMessage());
+            }
+        }
     }
 
     private void checkFraming(Bytes<?> in, long start, long available) {
@@ -414,11 +444,18 @@ public final class PartitionJournal implements AutoCloseable {
 
     /** A document of {@code count} events from {@code base} was closed: track its cycle file and publish it. */
     private void committed(long base, int count) {
-        // lastIndexAppended() can scan the index, so ask for it only when a new cycle file has begun
+        // lastIndexAppended() can scan the index, so ask for it only when a new cycle file has begun (or after a failed
+        // write); within a cycle, batches take consecutive sequence numbers
         int cycle = appender.cycle();
+        if (cycle == lastCycle && lastSequence >= 0) {
+            lastSequence++;
+        } else {
+            lastSequence = rollCycle.toSequenceNumber(appender.lastIndexAppended());
+        }
+        batchIndex.committed(base, rollCycle.toIndex(cycle, lastSequence));
         if (cycle != lastCycle) {
             if (!cycleByBaseOffset.containsValue(cycle)) { // the first batch of a new cycle file
-                firstSequenceByCycle.put(cycle, rollCycle.toSequenceNumber(appender.lastIndexAppended()));
+                firstSequenceByCycle.put(cycle, lastSequence);
                 cycleByBaseOffset.put(base, cycle);
             }
             lastCycle = cycle;
@@ -481,6 +518,7 @@ public final class PartitionJournal implements AutoCloseable {
     private SluiceException.JournalException appendFailed(Throwable t) {
         abortBatch();
         discardAppender();
+        lastSequence = -1; // a fresh appender: ask Chronicle where the next batch lands
         return new SluiceException.JournalException(partition + ": journal append failed: " + t, t);
     }
 
@@ -562,8 +600,10 @@ public final class PartitionJournal implements AutoCloseable {
     }
 
     /**
-     * Chronicle index of the batch holding {@code offset}, or -1 if it is not retained. Moves {@code tailer}: a
-     * galloping then binary search over the cycle's sequence numbers, reading the base offset of each probed batch.
+     * Chronicle index of the batch holding {@code offset}, or -1 if it is not retained. Moves {@code tailer}: the
+     * {@link BatchIndex} gives the batches around the offset (while it holds every batch: the one batch, and nothing is
+     * read); between them, or from the cycle's first batch without a hint, a galloping then binary search over the
+     * cycle's sequence numbers, reading the base offset of each probed batch.
      */
     long documentIndexOf(ExcerptTailer tailer, long offset) {
         Map.Entry<Long, Integer> e = cycleByBaseOffset.floorEntry(offset);
@@ -572,17 +612,22 @@ public final class PartitionJournal implements AutoCloseable {
         }
         int cycle = e.getValue();
         long lo = firstSequenceByCycle.getOrDefault(cycle, 0L); // base(lo) <= offset: the cycle's first batch
-        long hi;
+        long below = batchIndex.floorIndex(offset);
+        if (below >= 0 && rollCycle.toCycle(below) == cycle) {
+            lo = Math.max(lo, rollCycle.toSequenceNumber(below));
+        }
+        long above = batchIndex.higherIndex(offset);
+        long hi = above >= 0 && rollCycle.toCycle(above) == cycle ? rollCycle.toSequenceNumber(above) : -1;
         long step = 1;
-        while (true) {
+        while (hi < 0) {
             long probe = lo + step;
             long base = baseOffsetAt(tailer, cycle, probe, offset);
             if (base < 0 || base > offset) {
                 hi = probe;
-                break;
+            } else {
+                lo = probe;
+                step <<= 1;
             }
-            lo = probe;
-            step <<= 1;
         }
         while (hi - lo > 1) { // base(lo) <= offset < base(hi), or hi is past the cycle's last batch
             long mid = (lo + hi) >>> 1;

@@ -468,6 +468,37 @@ public final class RecordBatchCodec {
             return offset;
         }
 
+        /**
+         * Skips the next {@code n} records by their length prefixes alone, one varint each: how a read by offset gets
+         * to its record inside a batch (offsets are dense in a batch; the caller checks the offset of the record it
+         * then decodes). {@link #skip()} decodes three varints per record to report its offset.
+         */
+        public void skip(int n) {
+            if (n > remaining) {
+                throw new IllegalStateException("cannot skip " + n + " records, " + remaining + " left in the batch");
+            }
+            long p = pos;
+            for (int i = 0; i < n; i++) {
+                int raw = 0;
+                int shift = 0;
+                int b;
+                do {
+                    if (shift > 28) {
+                        throw new IllegalStateException("varint longer than 5 bytes");
+                    }
+                    b = in.readByte(p++);
+                    raw |= (b & 0x7f) << shift;
+                    shift += 7;
+                } while ((b & 0x80) != 0);
+                p += (raw >>> 1) ^ -(raw & 1);
+                if (p > end) {
+                    throw new IllegalStateException("records run past the end of their batch");
+                }
+            }
+            pos = p;
+            remaining -= n;
+        }
+
         /** Decodes the next record. */
         public ConsumerRecord next(String topic, int partition) {
             int length = readVarint(pos);
