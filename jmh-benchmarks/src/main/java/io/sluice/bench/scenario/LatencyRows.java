@@ -38,12 +38,22 @@ final class LatencyRows {
      */
     static void add(Table.Builder table, String prefix, List<Histogram> sluice, List<Histogram> baseline, double[] reference,
                     String notComparable, String unit, double nanosPerUnit, String note) {
+        add(table, prefix, sluice, baseline, reference, notComparable, unit, nanosPerUnit, note, java.util.Map.of());
+    }
+
+    /** As above, with goals on some rows: {@link #METRICS} index → goal. */
+    static void add(Table.Builder table, String prefix, List<Histogram> sluice, List<Histogram> baseline, double[] reference,
+                    String notComparable, String unit, double nanosPerUnit, String note,
+                    java.util.Map<Integer, io.sluice.bench.report.Goal> goals) {
         for (int m = 0; m < METRICS.length; m++) {
             int metric = m;
             ToDoubleFunction<Histogram> f = h -> value(h, metric) / nanosPerUnit;
             Row row = new Row(prefix + METRICS[m], unit, Better.LOWER, sample(sluice, f), sample(baseline, f),
                     reference == null ? null : reference[m], m == 0 ? note : null);
-            table.row(notComparable == null ? row : row.notComparable(notComparable));
+            if (notComparable != null) {
+                row = row.notComparable(notComparable);
+            }
+            table.row(goals.containsKey(m) ? row.withGoal(goals.get(m)) : row);
         }
     }
 

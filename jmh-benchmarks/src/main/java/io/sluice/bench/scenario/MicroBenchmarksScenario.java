@@ -120,9 +120,9 @@ public final class MicroBenchmarksScenario implements Scenario {
             journal.row(size.equals("1024") ? one.withGoal(Goal.absolute(416_292)) : one);
             Sample b = score(results, "JournalAppendBenchmark.append", "size", size, "target", "sluice-batched");
             Sample rb = score(results, "JournalAppendBenchmark.append", "size", size, "target", "raw-chronicle-batched");
-            journal.row(size + " B events, producer batching (linger 1 ms)", "msg/s", Better.HIGHER, b, rb, null,
+            journal.row(new Row(size + " B events, producer batching (linger 1 ms)", "msg/s", Better.HIGHER, b, rb, null,
                     "one ring slot and one journal document per record batch; baseline: one raw document per 64 KiB of "
-                            + "length-prefixed events, gathered by the benchmark thread");
+                            + "length-prefixed events, gathered by the benchmark thread").withGoal(Goal.timesBaseline(1.0)));
         }
         tables.add(journal.build());
 
