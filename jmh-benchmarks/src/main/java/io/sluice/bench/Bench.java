@@ -241,6 +241,9 @@ public final class Bench implements Callable<Integer> {
         env.add("date: " + Instant.now());
         env.add("command: `bin/sluice-bench " + which + (o.quick() ? " --quick" : "") + "` (warm-ups " + o.warmups()
                 + ", iterations " + o.iterations() + ", wait strategy " + o.waitStrategy() + ")");
+        env.add("measured iterations per configuration: " + o.iterations() + " (redis-e2e and ingest-stages: "
+                + Math.min(o.iterations(), RedisE2eScenario.MAX_ITERATIONS) + "; jmh: JMH's own " + (o.quick() ? "2 of 300 ms" : "5 of 2 s")
+                + " per benchmark); every scenario's notes say what it ran");
         env.add("commit: " + gitCommit());
         env.add("machine: " + Runtime.getRuntime().availableProcessors() + " cores, "
                 + (osTotalMemory() / (1 << 30)) + " GiB RAM, " + System.getProperty("os.name") + " " + System.getProperty("os.version")

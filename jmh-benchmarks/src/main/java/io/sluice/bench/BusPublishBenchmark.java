@@ -59,7 +59,8 @@ public class BusPublishBenchmark {
     @Param({"sluice-memory", "sluice-journal", "raw-disruptor"})
     public String target;
 
-    @Param({"YIELDING"})
+    /** The wait strategy of Sluice's broker and the raw ring (the harness passes its own {@code --wait-strategy}). */
+    @Param({"SLEEPING"})
     public WaitStrategyType waitStrategy;
 
     private TempDir dir;

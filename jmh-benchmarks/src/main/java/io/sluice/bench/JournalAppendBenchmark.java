@@ -38,7 +38,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link Acks#JOURNAL} (the ring back-pressures the producer, so the steady state is the journal writer's rate),
  * either one ring slot per event or, {@code sluice-batched}, batched per partition by the producer
  * ({@code lingerMicros} 1,000, {@code batchSizeBytes} 64 KiB: one slot and one journal document per batch);
- * for the baseline one {@code writingDocument} append from the benchmark thread. Goals: ≥ 80% of raw Chronicle, and
+ * for the baseline one {@code writingDocument} append from the benchmark thread per event ({@code raw-chronicle}) or,
+ * beside the batched producer, per 64 KiB of length-prefixed events gathered by the benchmark thread
+ * ({@code raw-chronicle-batched}: one document per batch, as Sluice's batched producer writes). Goals: ≥ 80% of raw Chronicle, and
  * 1 KiB ≥ 3 × 138,764 msg/s (the 001 reference's storage write).
  * <pre>java -jar jmh-benchmarks/target/benchmarks.jar JournalAppendBenchmark -rf json</pre>
  */
@@ -55,9 +57,20 @@ public class JournalAppendBenchmark {
     @Param({"100", "1024"})
     public int size;
 
-    /** sluice: one ring slot per event; sluice-batched: the producer batches per partition (lingerMicros 1000, 64 KiB). */
-    @Param({"sluice", "sluice-batched", "raw-chronicle"})
+    /**
+     * sluice: one ring slot per event; sluice-batched: the producer batches per partition (lingerMicros 1000, 64 KiB);
+     * raw-chronicle: one document per event; raw-chronicle-batched: one document per 64 KiB of length-prefixed events.
+     */
+    @Param({"sluice", "sluice-batched", "raw-chronicle", "raw-chronicle-batched"})
     public String target;
+
+    /** The broker's wait strategy (the harness passes its own {@code --wait-strategy}). */
+    @Param({"SLEEPING"})
+    public WaitStrategyType waitStrategy;
+
+    static final int BATCH_BYTES = 64 * 1024;
+    private byte[] batch;
+    private int batchLength;
 
     private TempDir dir;
     private Broker broker;
@@ -74,12 +87,13 @@ public class JournalAppendBenchmark {
         value = new byte[size];
         Arrays.fill(value, (byte) 'x');
         dir = new TempDir(Path.of(System.getProperty("java.io.tmpdir")), "sluice-jmh-journal");
-        if (target.equals("raw-chronicle")) {
+        if (target.startsWith("raw-chronicle")) {
             raw = new RawJournal(dir.resolve("raw"), 1);
             appender = raw.appender(0);
+            batch = target.equals("raw-chronicle-batched") ? new byte[BATCH_BYTES] : null;
             return;
         }
-        broker = Broker.open(BrokerConfig.builder(dir.resolve("broker")).waitStrategy(WaitStrategyType.YIELDING).build());
+        broker = Broker.open(BrokerConfig.builder(dir.resolve("broker")).waitStrategy(waitStrategy).build());
         broker.createTopic(TopicConfig.of("journal", 1));
         ProducerConfig.Builder config = ProducerConfig.builder().acks(Acks.JOURNAL);
         if (target.equals("sluice-batched")) {
@@ -111,6 +125,9 @@ public class JournalAppendBenchmark {
 
     @Benchmark
     public long append() {
+        if (batch != null) {
+            return appendBatched();
+        }
         if (raw != null) {
             return RawJournal.append(appender, value, value.length);
         }
@@ -119,5 +136,21 @@ public class JournalAppendBenchmark {
             Thread.onSpinWait();
         }
         return r;
+    }
+
+    /** Gathers the event, length-prefixed, into the batch; appends the batch as one document when the event does not fit. */
+    private long appendBatched() {
+        if (batchLength + 4 + value.length > batch.length) {
+            RawJournal.append(appender, batch, batchLength);
+            batchLength = 0;
+        }
+        int n = value.length;
+        batch[batchLength] = (byte) (n >>> 24);
+        batch[batchLength + 1] = (byte) (n >>> 16);
+        batch[batchLength + 2] = (byte) (n >>> 8);
+        batch[batchLength + 3] = (byte) n;
+        System.arraycopy(value, 0, batch, batchLength + 4, n);
+        batchLength += 4 + n;
+        return batchLength;
     }
 }

@@ -43,6 +43,16 @@ public final class JsonLine {
                 row.set("reference", r.reference() == null ? NODES.nullNode() : number(r.reference()));
                 row.put("losesToReference", r.losesToReference());
                 row.put("comparable", r.comparable());
+                row.put("notComparable", r.notComparable());
+                row.put("vsReference", r.referenceVerdict().name().toLowerCase(Locale.ROOT));
+                row.put("vsBaseline", r.baselineVerdict().name().toLowerCase(Locale.ROOT));
+                ArrayNode goals = row.putArray("goals");
+                for (Goal g : r.goals()) {
+                    ObjectNode goal = goals.addObject();
+                    goal.put("basis", g.basis().name().toLowerCase(Locale.ROOT));
+                    goal.set("factor", number(g.factor()));
+                    goal.put("status", g.status(r).name().toLowerCase(Locale.ROOT));
+                }
                 row.put("note", r.note());
             }
         }

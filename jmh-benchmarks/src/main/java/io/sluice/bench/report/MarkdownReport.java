@@ -6,11 +6,16 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * Writes {@code REPORT.md} and one SVG per chart into the results directory. The report opens with the machine and
- * the command, then lists every row where Sluice loses to the reference, then each scenario's tables and pictures.
+ * the command, then a summary counted from the tables ({@link Summary}) and the lists generated from them (losses to
+ * the reference, losses to the same-run baseline or peer, goals missed, worse not-comparable rows), then each
+ * scenario's tables and pictures.
  */
 public final class MarkdownReport {
     private MarkdownReport() {
@@ -38,39 +43,26 @@ public final class MarkdownReport {
         }
         b.append('\n');
 
-        b.append("## Where Sluice loses to a reference row\n\n");
-        int losses = 0;
-        int wins = 0;
-        int unavailable = 0;
-        StringBuilder lines = new StringBuilder();
-        for (ScenarioResult r : results) {
-            for (Table t : r.tables()) {
-                StringBuilder lost = new StringBuilder();
-                for (Row row : t.rows()) {
-                    if (row.losesToReference()) {
-                        losses++;
-                        lost.append(lost.length() == 0 ? "" : "; ").append(row.metric()).append(" ")
-                                .append(Numbers.format(row.sluice().median())).append(" vs ")
-                                .append(Numbers.format(row.reference())).append(' ').append(row.unit());
-                    } else if (row.sluice() != null && row.reference() != null) {
-                        wins++;
-                    } else if (row.sluice() == null && row.reference() != null) {
-                        unavailable++;
-                    }
-                }
-                if (lost.length() > 0) {
-                    lines.append("| `").append(r.scenario()).append("` | ").append(t.title().replace("|", "\\|")).append(" | ")
-                            .append(lost.toString().replace("|", "\\|")).append(" |\n");
-                }
-            }
-        }
-        b.append("Sluice's median loses to the reference in **").append(losses).append("** rows and beats or ties it in **")
-                .append(wins).append("** (rows with both figures; ±1% counts as a tie)")
-                .append(unavailable > 0 ? "; " + unavailable + " reference rows have no Sluice figure in this run (marked *not available*, with the reason)" : "")
-                .append(".\n\n");
-        if (losses > 0) {
-            b.append("| scenario | table | rows Sluice loses (Sluice median vs reference) |\n|---|---|---|\n").append(lines).append('\n');
-        }
+        List<Table> all = new ArrayList<>();
+        results.forEach(r -> all.addAll(r.tables()));
+        b.append("## Summary\n\n").append(Summary.of(all).markdown());
+        b.append("The four lists below are generated from the same tables: every row counted as a loss, every goal "
+                + "missed, and the not-comparable rows where Sluice's figure is worse.\n\n");
+        section(b, results, "Where Sluice loses to the reference",
+                "rows Sluice loses (Sluice median vs reference)", Row::losesToReference,
+                row -> Numbers.format(row.sluice().median()) + " vs " + Numbers.format(row.reference()) + " " + row.unit());
+        section(b, results, "Where Sluice loses to the same-run baseline or peer",
+                "rows Sluice loses (Sluice median vs baseline median)", row -> row.baselineVerdict() == Verdict.LOSES,
+                row -> Numbers.format(row.sluice().median()) + " vs " + Numbers.format(row.baseline().median()) + " "
+                        + row.unit());
+        section(b, results, "Goals missed", "rows whose goal Sluice's median misses (Sluice median, goal)",
+                row -> row.goals().stream().anyMatch(g -> g.status(row) == Goal.Status.MISSED),
+                row -> Numbers.format(row.sluice().median()) + " " + row.unit() + ", goal " + String.join(" and ", row.goals().stream()
+                        .filter(g -> g.status(row) == Goal.Status.MISSED).map(g -> g.describe(row)).toList()));
+        section(b, results, "Not comparable, and Sluice's figure is worse (counted in no total)",
+                "rows (Sluice median vs reference: why not comparable)", Row::worseThanIncomparableReference,
+                row -> Numbers.format(row.sluice().median()) + " vs " + Numbers.format(row.reference()) + " " + row.unit() + ": "
+                        + row.notComparable());
 
         for (ScenarioResult r : results) {
             b.append("## `").append(r.scenario()).append("` — ").append(r.title()).append("\n\n");
@@ -93,5 +85,35 @@ public final class MarkdownReport {
         Path report = dir.resolve("REPORT.md");
         Files.writeString(report, b.toString(), StandardCharsets.UTF_8);
         return report;
+    }
+
+    /** One generated list: for each table, the rows that match, as "metric figures". */
+    private static void section(StringBuilder b, List<ScenarioResult> results, String heading, String column,
+                                Predicate<Row> matches, Function<Row, String> figures) {
+        b.append("## ").append(heading).append("\n\n");
+        StringBuilder lines = new StringBuilder();
+        int count = 0;
+        for (ScenarioResult r : results) {
+            for (Table t : r.tables()) {
+                StringBuilder hit = new StringBuilder();
+                for (Row row : t.rows()) {
+                    if (matches.test(row)) {
+                        count++;
+                        hit.append(hit.length() == 0 ? "" : "; ").append(row.metric()).append(' ')
+                                .append(figures.apply(row));
+                    }
+                }
+                if (hit.length() > 0) {
+                    lines.append("| `").append(r.scenario()).append("` | ").append(t.title().replace("|", "\\|"))
+                            .append(" | ").append(hit.toString().replace("|", "\\|")).append(" |\n");
+                }
+            }
+        }
+        if (count == 0) {
+            b.append("None.\n\n");
+            return;
+        }
+        b.append(count).append(count == 1 ? " row.\n\n" : " rows.\n\n");
+        b.append("| scenario | table | ").append(column).append(" |\n|---|---|---|\n").append(lines).append('\n');
     }
 }

@@ -42,10 +42,13 @@ public record Table(String title, String baselineName, List<Row> rows) {
             return row(new Row(metric, unit, better, sluice, baseline, reference, note));
         }
 
-        /** Like {@link #row(String, String, Better, Sample, Sample, Double, String)}, the reference being a different quantity. */
+        /**
+         * Like {@link #row(String, String, Better, Sample, Sample, Double, String)}, the reference being a different
+         * quantity for {@code reason} (shown in the verdict cell; the row counts in no total).
+         */
         public Builder rowNotComparable(String metric, String unit, Better better, Sample sluice, Sample baseline,
-                                        Double reference, String note) {
-            return row(new Row(metric, unit, better, sluice, baseline, reference, note, false));
+                                        Double reference, String note, String reason) {
+            return row(new Row(metric, unit, better, sluice, baseline, reference, note).notComparable(reason));
         }
 
         public List<Row> rows() {

@@ -6,7 +6,7 @@ import java.util.List;
 /** Renders a {@link Table} as aligned plain text (console) or as a Markdown table (report). */
 public final class TextTable {
     private static final String[] HEADER = {"metric", "unit", "Sluice median [min–max]", "baseline median [min–max]",
-            "reference", "Sluice vs reference", "note"};
+            "reference", "Sluice vs reference", "Sluice vs baseline", "goal", "note"};
 
     private TextTable() {
     }
@@ -51,7 +51,7 @@ public final class TextTable {
             }
             b.append('\n');
             if (r == 0) {
-                b.append("|---|---|--:|--:|--:|---|---|\n");
+                b.append("|---|---|--:|--:|--:|---|---|---|---|\n");
             }
         }
         return b.append('\n').toString();
@@ -68,6 +68,8 @@ public final class TextTable {
                     row.baseline() == null ? "—" : row.baseline().describe(),
                     row.reference() == null ? "—" : Numbers.format(row.reference()),
                     row.verdict(),
+                    row.baselineVerdictText(),
+                    row.goalText(),
                     row.note() == null ? "" : row.note()});
         }
         return lines;

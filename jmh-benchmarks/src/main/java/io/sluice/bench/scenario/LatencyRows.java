@@ -28,21 +28,32 @@ final class LatencyRows {
      */
     static void add(Table.Builder table, List<Histogram> sluice, List<Histogram> baseline, double[] reference,
                     String unit, double nanosPerUnit, String note) {
-        add(table, "", sluice, baseline, reference, true, unit, nanosPerUnit, note);
+        add(table, "", sluice, baseline, reference, null, unit, nanosPerUnit, note);
     }
 
     /**
      * @param prefix     put before each metric name (e.g. "memory-only ")
-     * @param comparable false when Sluice's rows measure another quantity than the reference (rows say "not comparable")
+     * @param notComparable null, or why Sluice's rows measure another quantity than the reference (rows say "not
+     *                      comparable: why" and count in no total)
      */
     static void add(Table.Builder table, String prefix, List<Histogram> sluice, List<Histogram> baseline, double[] reference,
-                    boolean comparable, String unit, double nanosPerUnit, String note) {
+                    String notComparable, String unit, double nanosPerUnit, String note) {
+        add(table, prefix, sluice, baseline, reference, notComparable, unit, nanosPerUnit, note, java.util.Map.of());
+    }
+
+    /** As above, with goals on some rows: {@link #METRICS} index → goal. */
+    static void add(Table.Builder table, String prefix, List<Histogram> sluice, List<Histogram> baseline, double[] reference,
+                    String notComparable, String unit, double nanosPerUnit, String note,
+                    java.util.Map<Integer, io.sluice.bench.report.Goal> goals) {
         for (int m = 0; m < METRICS.length; m++) {
             int metric = m;
             ToDoubleFunction<Histogram> f = h -> value(h, metric) / nanosPerUnit;
             Row row = new Row(prefix + METRICS[m], unit, Better.LOWER, sample(sluice, f), sample(baseline, f),
                     reference == null ? null : reference[m], m == 0 ? note : null);
-            table.row(comparable ? row : row.notComparable());
+            if (notComparable != null) {
+                row = row.notComparable(notComparable);
+            }
+            table.row(goals.containsKey(m) ? row.withGoal(goals.get(m)) : row);
         }
     }
 

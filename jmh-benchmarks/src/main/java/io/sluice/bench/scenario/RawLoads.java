@@ -89,8 +89,11 @@ final class RawLoads {
         return Run.of(count, System.nanoTime() - start);
     }
 
-    /** One thread reads all partitions from the start; "batch" latency per 500 excerpts, to match a 500-record poll. */
-    static Run consume(RawJournal journal, long expected) {
+    /**
+     * One thread reads all partitions from the start; "batch" latency per {@code batch} excerpts, to match a poll of
+     * that many records. Exactly {@code expected} excerpts, or the run fails.
+     */
+    static Run consume(RawJournal journal, long expected, int batch) {
         Histogram batches = Latency.newHistogram();
         byte[] buf = new byte[64 * 1024];
         long n = 0;
@@ -101,7 +104,7 @@ final class RawLoads {
             int inBatch = 0;
             while (RawJournal.read(tailer, buf) >= 0) {
                 n++;
-                if (++inBatch == 500) {
+                if (++inBatch == batch) {
                     Latency.record(batches, System.nanoTime() - t0);
                     inBatch = 0;
                     t0 = System.nanoTime();
@@ -109,8 +112,8 @@ final class RawLoads {
             }
         }
         long nanos = System.nanoTime() - start;
-        if (n < expected) {
-            throw new IllegalStateException("raw read " + n + " of " + expected);
+        if (n != expected) {
+            throw new IllegalStateException("raw read " + n + " records, expected exactly " + expected);
         }
         return new Run(n, nanos, batches);
     }
@@ -148,8 +151,8 @@ final class RawLoads {
             t.join();
         }
         long nanos = System.nanoTime() - start;
-        if (consumed.get() < expected) {
-            throw new IllegalStateException("raw readers read " + consumed.get() + " of " + expected);
+        if (consumed.get() != expected) {
+            throw new IllegalStateException("raw readers read " + consumed.get() + " records, expected exactly " + expected);
         }
         return Run.of(consumed.get(), nanos);
     }

@@ -41,9 +41,12 @@ final class SluiceLoads {
         AtomicLong acked = new AtomicLong();
         AtomicLong failed = new AtomicLong();
         AtomicLong notSent = new AtomicLong();
+        DeliveryLedger ledger = new DeliveryLedger(Math.toIntExact(total));
         SendCallback callback = (partition, offset, error) -> {
             if (error != null) {
                 failed.incrementAndGet();
+            } else {
+                ledger.record(partition, offset);
             }
             acked.incrementAndGet();
         };
@@ -88,14 +91,19 @@ final class SluiceLoads {
         if (failed.get() > 0) {
             throw new IllegalStateException(failed.get() + " of " + total + " sends failed");
         }
+        ledger.verify("acknowledged sends", total);
         return new Run(total, nanos, calls);
     }
 
-    /** Reads {@code expected} records from the start of {@code partitions} with one assigned consumer; latency per non-empty poll. */
-    static Run consume(Broker broker, Set<TopicPartition> partitions, long expected) throws Exception {
+    /**
+     * Reads {@code expected} records from the start of {@code partitions} with one assigned consumer, polls of at most
+     * {@code maxPoll}; latency per non-empty poll. Exactly {@code expected} distinct records, or the run fails.
+     */
+    static Run consume(Broker broker, Set<TopicPartition> partitions, long expected, int maxPoll) throws Exception {
         Histogram polls = Latency.newHistogram();
+        DeliveryLedger ledger = new DeliveryLedger(Math.toIntExact(expected));
         try (Consumer c = broker.newConsumer(ConsumerConfig.builder().clientId("bench-consume")
-                .offsetReset(OffsetReset.EARLIEST).maxPollRecords(500).build())) {
+                .offsetReset(OffsetReset.EARLIEST).maxPollRecords(maxPoll).build())) {
             c.assign(partitions);
             c.seekToBeginning(partitions);
             long n = 0;
@@ -107,22 +115,40 @@ final class SluiceLoads {
                 if (!batch.isEmpty()) {
                     Latency.record(polls, System.nanoTime() - t0);
                     n += batch.size();
+                    for (ConsumerRecord r : batch) {
+                        ledger.record(r.partition(), r.offset());
+                    }
                 }
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("consumed " + n + " of " + expected + " before the deadline");
                 }
             }
-            return new Run(n, System.nanoTime() - start, polls);
+            long nanos = System.nanoTime() - start;
+            ledger.verify("records consumed", expected);
+            return new Run(n, nanos, polls);
         }
     }
 
     /**
-     * {@code members} consumers of one new group share the topic's partitions and read {@code expected} records in
-     * total, from the earliest offset. Timed from the moment every member has subscribed, so group joins and
-     * rebalances are included.
+     * {@code members} consumers of one new group share the topic's partitions and read its {@code expected} records,
+     * from the earliest offset, until every one of them arrived at least once. Timed from the moment every member has
+     * subscribed, so group joins and rebalances are included; records redelivered after a rebalance are counted apart
+     * (passed to {@code redelivered}) and not in the rate.
      */
-    static Run groupConsume(Broker broker, String topic, String group, int members, long expected) throws Exception {
-        AtomicLong consumed = new AtomicLong();
+    static Run groupConsume(Broker broker, String topic, String group, int members, long expected,
+                            java.util.function.LongConsumer redelivered) throws Exception {
+        java.util.Map<TopicPartition, long[]> ranges = new java.util.HashMap<>();
+        long total = 0;
+        for (TopicPartition tp : broker.partitionsOf(topic)) {
+            long start = broker.startOffset(tp);
+            long end = broker.endOffset(tp);
+            ranges.put(tp, new long[]{start, end});
+            total += end - start;
+        }
+        if (total != expected) {
+            throw new IllegalStateException("topic " + topic + " holds " + total + " records, " + expected + " expected");
+        }
+        DistinctOffsets seen = new DistinctOffsets(ranges);
         CountDownLatch subscribed = new CountDownLatch(members);
         CountDownLatch go = new CountDownLatch(1);
         List<Thread> threads = new ArrayList<>();
@@ -136,9 +162,10 @@ final class SluiceLoads {
                     subscribed.countDown();
                     go.await();
                     long deadline = System.nanoTime() + DEADLINE.toNanos();
-                    while (consumed.get() < expected && System.nanoTime() < deadline) {
-                        List<ConsumerRecord> batch = c.poll(Duration.ofMillis(20));
-                        consumed.addAndGet(batch.size());
+                    while (seen.distinct() < expected && System.nanoTime() < deadline) {
+                        for (ConsumerRecord r : c.poll(Duration.ofMillis(20))) {
+                            seen.add(r.partition(), r.offset());
+                        }
                     }
                 } catch (Throwable e) {
                     errors.add(e);
@@ -153,7 +180,7 @@ final class SluiceLoads {
         }
         long start = System.nanoTime();
         go.countDown();
-        Await.count("records consumed by the group", consumed::get, expected, DEADLINE);
+        Await.count("distinct records consumed by the group", seen::distinct, expected, DEADLINE);
         long nanos = System.nanoTime() - start;
         for (Thread t : threads) {
             t.join(30_000);
@@ -161,6 +188,7 @@ final class SluiceLoads {
         if (!errors.isEmpty()) {
             throw new IllegalStateException("a group member failed", errors.get(0));
         }
+        redelivered.accept(seen.redelivered());
         return new Run(expected, nanos, null);
     }
 
@@ -176,7 +204,11 @@ final class SluiceLoads {
                     throw new IllegalStateException("read " + n[0] + " of " + expected + " records");
                 }
             }
-            return new Run(n[0], System.nanoTime() - start, null);
+            long nanos = System.nanoTime() - start;
+            if (n[0] != expected) {
+                throw new IllegalStateException("read " + n[0] + " records, expected exactly " + expected);
+            }
+            return new Run(n[0], nanos, null);
         }
     }
 

@@ -59,6 +59,7 @@ final class SluiceNetLoads implements AutoCloseable {
         CountDownLatch ready = new CountDownLatch(clients);
         CountDownLatch go = new CountDownLatch(1);
         ProducerRecord record = new ProducerRecord(topic, 0, null, value, List.of(), ProducerRecord.NO_TIMESTAMP);
+        DeliveryLedger ledger = new DeliveryLedger(clients * perClient);
         for (int c = 0; c < clients; c++) {
             Histogram h = Latency.newHistogram();
             hs[c] = h;
@@ -70,8 +71,9 @@ final class SluiceNetLoads implements AutoCloseable {
                     go.await();
                     for (int i = 0; i < perClient; i++) {
                         long t0 = System.nanoTime();
-                        p.send(record).get(30, TimeUnit.SECONDS);
+                        io.sluice.core.RecordMetadata md = p.send(record).get(30, TimeUnit.SECONDS);
                         Latency.record(h, System.nanoTime() - t0);
+                        ledger.record(md.partition(), md.offset());
                     }
                 } catch (Exception e) {
                     errors.add(e);
@@ -91,6 +93,7 @@ final class SluiceNetLoads implements AutoCloseable {
         if (!errors.isEmpty()) {
             throw new IllegalStateException("a network producer failed", errors.get(0));
         }
+        ledger.verify("acknowledged network produce requests", (long) clients * perClient);
         return new Run((long) clients * perClient, nanos, Latency.merge(hs));
     }
 

@@ -41,8 +41,11 @@ class SampleTest {
 
     @Test
     void aRowThatMeasuresAnotherQuantityThanTheReferenceNeitherBeatsNorLoses() {
-        Row otherQuantity = new Row("P99", "µs", Better.LOWER, Sample.of(1, 2, 3), null, 100.0, null).notComparable();
-        assertThat(otherQuantity.verdict()).isEqualTo("not comparable");
-        assertThat(new Row("P99", "µs", Better.LOWER, Sample.of(300), null, 100.0, null).notComparable().losesToReference()).isFalse();
+        Row otherQuantity = new Row("P99", "µs", Better.LOWER, Sample.of(1, 2, 3), null, 100.0, null).notComparable("journaled");
+        assertThat(otherQuantity.verdict()).isEqualTo("not comparable: journaled");
+        assertThat(otherQuantity.referenceVerdict()).isEqualTo(Verdict.NOT_COMPARABLE);
+        Row worse = new Row("P99", "µs", Better.LOWER, Sample.of(300), null, 100.0, null).notComparable("journaled");
+        assertThat(worse.losesToReference()).isFalse();
+        assertThat(worse.worseThanIncomparableReference()).isTrue();
     }
 }
