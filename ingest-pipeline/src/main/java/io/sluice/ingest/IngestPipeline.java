@@ -1,6 +1,6 @@
 package io.sluice.ingest;
 
-import io.sluice.ingest.internal.JournalIngestor;
+import io.sluice.ingest.internal.OffsetRangeIngestor;
 import io.sluice.ingest.internal.TopicIngestor;
 
 import java.util.ArrayList;
@@ -19,13 +19,13 @@ import java.util.TreeSet;
  */
 public final class IngestPipeline implements AutoCloseable {
     private final IngestConfig config;
-    private final JournalIngestor journal;
+    private final OffsetRangeIngestor offsetRange;
     private final EventSink sink;
     private final TopicIngestor feeder;
 
-    private IngestPipeline(IngestConfig config, JournalIngestor journal, EventSink sink, TopicIngestor feeder) {
+    private IngestPipeline(IngestConfig config, OffsetRangeIngestor offsetRange, EventSink sink, TopicIngestor feeder) {
         this.config = config;
-        this.journal = journal;
+        this.offsetRange = offsetRange;
         this.sink = sink;
         this.feeder = feeder;
     }
@@ -44,7 +44,7 @@ public final class IngestPipeline implements AutoCloseable {
             consumers = KafkaSource.consumers(config.kafkaBootstrap());
         }
                 if (!config.strategy().hasEventSink()) {
-            return new IngestPipeline(config, new JournalIngestor(config, consumers), null, null);
+            return new IngestPipeline(config, new OffsetRangeIngestor(config, consumers), null, null);
         }
         EventSink sink = EventSink.open(config);
         return new IngestPipeline(config, null, sink, new TopicIngestor(config, sink, consumers));
@@ -80,42 +80,42 @@ public final class IngestPipeline implements AutoCloseable {
 
     /** The error that stopped the pipeline for good (a configuration error), or null. */
     public Throwable failure() {
-        return journal != null ? journal.failure() : feeder.supervision().failure();
+        return offsetRange != null ? offsetRange.failure() : feeder.supervision().failure();
     }
 
     /** Where the pipeline is: running, retrying a transient failure, failed on a configuration error, closed. */
     public PipelineState state() {
-        return journal != null ? journal.supervision().state() : feeder.supervision().state();
+        return offsetRange != null ? offsetRange.supervision().state() : feeder.supervision().state();
     }
 
     /** Why the pipeline is {@link PipelineState#RETRYING} or {@link PipelineState#FAILED}; null otherwise. */
     public String stateReason() {
-        return journal != null ? journal.supervision().reason() : feeder.supervision().reason();
+        return offsetRange != null ? offsetRange.supervision().reason() : feeder.supervision().reason();
     }
 
     /** How many times the pipeline's loop started again after a transient failure. */
     public long restarts() {
-        return journal != null ? journal.supervision().restarts() : feeder.supervision().restarts();
+        return offsetRange != null ? offsetRange.supervision().restarts() : feeder.supervision().restarts();
     }
 
     /**
      * What the pipeline promises about its rows, detected at start from the server and the table (null until
-     * ClickHouse answered). Strategies other than journal: {@code async} at-most-once; the stream strategies
+     * ClickHouse answered). Strategies other than offset-range: {@code async} at-most-once; the stream strategies
      * exactly-once with entry columns; otherwise at-least-once (a timed-out INSERT is retried).
      */
     public Guarantee guarantee() {
-        return journal != null ? journal.guarantee() : sink.guarantee();
+        return offsetRange != null ? offsetRange.guarantee() : sink.guarantee();
     }
 
     /** See {@link IngestMetrics#snapshot()}. */
     public Map<String, Number> metrics() {
-        return journal != null ? journal.metrics().snapshot() : sink.metrics();
+        return offsetRange != null ? offsetRange.metrics().snapshot() : sink.metrics();
     }
 
     @Override
     public void close() {
-        if (journal != null) {
-            journal.close();
+        if (offsetRange != null) {
+            offsetRange.close();
         } else {
             feeder.close();
             sink.close();

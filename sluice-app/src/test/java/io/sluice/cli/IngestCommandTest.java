@@ -55,7 +55,7 @@ class IngestCommandTest {
         err.reset();
         assertThat(run("--source", "kafka", "--bootstrap", "h:1", "--topic", "t", "--clickhouse", "http://127.0.0.1:1",
                 "--table", "d.t", "--strategy", "coalescing")).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("must be journal for source kafka");
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("must be offset-range for source kafka");
         err.reset();
         assertThat(run("--source", "pigeon", "--bootstrap", "h:1", "--topic", "t", "--clickhouse", "http://127.0.0.1:1",
                 "--table", "d.t")).isEqualTo(2);

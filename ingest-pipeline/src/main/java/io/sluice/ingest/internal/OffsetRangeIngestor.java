@@ -29,7 +29,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
- * Strategy journal: a member of a Sluice consumer group on the topic. One thread owns the {@link Consumer}
+ * Strategy offset-range: a member of a Sluice consumer group on the topic. One thread owns the {@link Consumer}
  * (not thread-safe) and all partition state; up to {@code max.in.flight} batches are inserted in parallel by
  * insert threads, which report back through a queue. A partition's committed offset only moves over batches
  * ClickHouse accepted, in offset order.
@@ -53,8 +53,8 @@ import java.util.function.Function;
  * <p><b>Supervised.</b> ClickHouse unreachable at start, the broker away, a failed batch: the loop starts again
  * after a backoff ({@link Supervision}); a configuration error stops it ({@link PipelineState#FAILED}).
  */
-public final class JournalIngestor implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(JournalIngestor.class);
+public final class OffsetRangeIngestor implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(OffsetRangeIngestor.class);
 
     private static final class InFlight {
         final TopicPartition partition;
@@ -122,7 +122,7 @@ public final class JournalIngestor implements AutoCloseable {
      *
      * @throws io.sluice.core.SluiceException.InvalidConfigException if the table is missing or does not fit
      */
-    public JournalIngestor(IngestConfig config, ConsumerFactory consumers) {
+    public OffsetRangeIngestor(IngestConfig config, ConsumerFactory consumers) {
         this.config = config;
         this.shardCount = Math.max(1, config.shards().size());
         this.shardInFlight = new int[shardCount];
@@ -130,13 +130,13 @@ public final class JournalIngestor implements AutoCloseable {
         try {
             openContext();
         } catch (IngestException e) {
-            LOG.warn("journal {}: ClickHouse not reachable at start ({}); retrying in the background", config.name(), e.getMessage());
+            LOG.warn("offset-range {}: ClickHouse not reachable at start ({}); retrying in the background", config.name(), e.getMessage());
             supervision.retrying("ClickHouse not reachable at start: " + e.getMessage());
         }
         AtomicInteger n = new AtomicInteger();
         this.insertThreads = Executors.newFixedThreadPool(config.maxInFlight() * shardCount, r ->
                 new Thread(r, "sluice-ingest-" + config.name() + "-insert-" + n.incrementAndGet()));
-        this.thread = new Thread(this::run, "sluice-ingest-" + config.name() + "-journal");
+        this.thread = new Thread(this::run, "sluice-ingest-" + config.name() + "-offset-range");
         this.thread.start();
     }
 
@@ -150,19 +150,19 @@ public final class JournalIngestor implements AutoCloseable {
         this.guarantee = g;
         this.ctx = c;
         switch (g) {
-            case EXACTLY_ONCE_IDEMPOTENT_INSERT -> LOG.info("journal {}: guarantee {}: table {} ({}) has offset columns;"
+            case EXACTLY_ONCE_IDEMPOTENT_INSERT -> LOG.info("offset-range {}: guarantee {}: table {} ({}) has offset columns;"
                             + " each batch is an idempotent INSERT ... SELECT with one query_id per offset slot (ClickHouse {})",
                     config.name(), g, config.table(), c.target.engine(), c.target.version());
-            case EXACTLY_ONCE_REPLICATED_DEDUP -> LOG.info("journal {}: guarantee {}: table {} is {}; every retry sends the identical"
+            case EXACTLY_ONCE_REPLICATED_DEDUP -> LOG.info("offset-range {}: guarantee {}: table {} is {}; every retry sends the identical"
                     + " block, which the server drops", config.name(), g, config.table(), c.target.engine());
-            case EXACTLY_ONCE_DEDUP_TOKEN -> LOG.info("journal {}: guarantee {}: ClickHouse {} deduplicates retried batches by"
+            case EXACTLY_ONCE_DEDUP_TOKEN -> LOG.info("offset-range {}: guarantee {}: ClickHouse {} deduplicates retried batches by"
                     + " insert_deduplication_token on table {}", config.name(), g, c.target.version(), config.table());
-            default -> LOG.warn("journal {}: guarantee {}: table {} has no {}/{} columns: a retried or late INSERT may land twice",
+            default -> LOG.warn("offset-range {}: guarantee {}: table {} has no {}/{} columns: a retried or late INSERT may land twice",
                     config.name(), g, config.table(), ClickHouseTarget.PARTITION_COLUMN, ClickHouseTarget.OFFSET_COLUMN);
         }
     }
 
-    /** The journal's guarantee on this server and table (see the class comment). */
+    /** The offset-range strategy's guarantee on this server and table (see the class comment). */
     public static Guarantee choose(ClickHouseTarget target) {
         if (!target.hasOffsetColumns()) {
             return Guarantee.AT_LEAST_ONCE;
@@ -209,7 +209,7 @@ public final class JournalIngestor implements AutoCloseable {
             } catch (Throwable t) {
                 if (Supervision.isConfigError(t) || t instanceof Error) {
                     supervision.failed(t);
-                    LOG.error("journal ingestor {} stopped: {}", config.name(), t.toString(), t);
+                    LOG.error("offset-range ingestor {} stopped: {}", config.name(), t.toString(), t);
                     break;
                 }
                 abandonAll();
@@ -218,7 +218,7 @@ public final class JournalIngestor implements AutoCloseable {
                 }
                 supervision.retrying(t.getMessage() != null ? t.getMessage() : t.toString());
                 supervision.restarted();
-                LOG.warn("journal {}: {}; starting again from the committed offsets after a backoff", config.name(), t.toString());
+                LOG.warn("offset-range {}: {}; starting again from the committed offsets after a backoff", config.name(), t.toString());
                 try {
                     backoff.pause(() -> !running);
                 } catch (InterruptedException e) {
@@ -417,7 +417,7 @@ public final class JournalIngestor implements AutoCloseable {
             // whatever it was, this range did not (all) land: the poller must not commit past it
             f.failed = true;
             if (!f.abandoned) {
-                LOG.error("journal {}: batch {}[{}, {}) not inserted: {}", config.name(), f.partition, f.from, f.to, t.toString());
+                LOG.error("offset-range {}: batch {}[{}, {}) not inserted: {}", config.name(), f.partition, f.from, f.to, t.toString());
             }
             if (t instanceof VirtualMachineError) {
                 throw (VirtualMachineError) t;
@@ -460,7 +460,7 @@ public final class JournalIngestor implements AutoCloseable {
         Set<TopicPartition> now = consumer.assignment();
         partitions.values().removeIf(ps -> {
             if (!now.contains(ps.partition)) {
-                LOG.info("journal {}: {} revoked; abandoning its {} batch(es) in flight", config.name(), ps.partition, ps.inFlight.size());
+                LOG.info("offset-range {}: {} revoked; abandoning its {} batch(es) in flight", config.name(), ps.partition, ps.inFlight.size());
                 abandon(ps);
                 return true;
             }
@@ -474,7 +474,7 @@ public final class JournalIngestor implements AutoCloseable {
                     long span = (long) config.maxInFlight() * config.batchRows();
                     ps.landed = landedOffsetsWithRetry(tp, from, from + span - 1);
                     if (!ps.landed.isEmpty()) {
-                        LOG.info("journal {}: {} offsets of {} at or after committed {} already in {}; skipping them",
+                        LOG.info("offset-range {}: {} offsets of {} at or after committed {} already in {}; skipping them",
                                 config.name(), ps.landed.size(), tp, from, config.table());
                     }
                 }
@@ -489,7 +489,7 @@ public final class JournalIngestor implements AutoCloseable {
             try {
                 return landedOffsets(tp, from, toInclusive);
             } catch (IngestException e) {
-                LOG.warn("journal {}: cannot read landed offsets of {} yet: {}", config.name(), tp, e.getMessage());
+                LOG.warn("offset-range {}: cannot read landed offsets of {} yet: {}", config.name(), tp, e.getMessage());
                 supervision.retrying("cannot read landed offsets: " + e.getMessage());
                 if (!running) {
                     throw e;
