@@ -72,7 +72,7 @@ public final class IdempotentInsert {
         this.columnList = String.join(", ", cols);
     }
 
-    /** Rows of partition {@code partition} with offsets in [first, last], inserted unless already present. */
+    /** Rows of journal partition {@code partition} with offsets in [first, last], inserted unless already present. */
     public Statement offsets(int partition, long first, long last, String queryId) {
         String sql = "INSERT INTO " + table + " (" + columnList + ") SELECT " + columnList + " FROM " + EXTERNAL
                 + " WHERE " + ClickHouseTarget.OFFSET_COLUMN + " NOT IN (SELECT " + ClickHouseTarget.OFFSET_COLUMN
