@@ -91,4 +91,36 @@ class IngestCommandTest {
         assertThat(clickHouse.queryLong("SELECT uniqExact(id) FROM " + table)).isEqualTo(1_000);
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("stopped;").contains("rows_inserted=1000");
     }
+    @Test
+    void startedBeforeItsTopicExistsItWaitsSaysSoOnceAndIngestsOnceTheTopicIsCreated(ClickHouseServer clickHouse) throws Exception {
+        String db = clickHouse.createDatabase("cli_wait");
+        String table = db + ".events";
+        clickHouse.execute("CREATE TABLE " + table + " (id UInt64) ENGINE = MergeTree ORDER BY id");
+        try (Broker broker = Broker.open(BrokerConfig.builder(dir).build())) {
+            AtomicInteger exit = new AtomicInteger(-1);
+            Thread cli = new Thread(() -> exit.set(IngestCommand.run(new String[]{
+                    "--bootstrap", "embedded", "--topic", "later", "--clickhouse", clickHouse.url(), "--table", table,
+                    "--metrics-interval-s", "0", "--set", "retry.max.ms=200"},
+                    bootstrap -> broker::newConsumer, new PrintStream(out, true, StandardCharsets.UTF_8),
+                    new PrintStream(err, true, StandardCharsets.UTF_8))), "cli");
+            cli.start();
+            Await.until("the command says it waits", Duration.ofSeconds(30),
+                    () -> out.toString(StandardCharsets.UTF_8).contains("waiting for the topic to be created"));
+            assertThat(cli.isAlive()).as("still running, not exited on 'unknown topic'").isTrue();
+            broker.createTopic(TopicConfig.of("later", 1));
+            try (Producer producer = broker.newProducer(ProducerConfig.DEFAULT)) {
+                for (int i = 0; i < 100; i++) {
+                    producer.send(ProducerRecord.of("later", null, ("{\"id\":" + i + "}").getBytes(StandardCharsets.UTF_8)));
+                }
+                producer.flush();
+            }
+            Await.until("100 rows", Duration.ofSeconds(60), () -> clickHouse.queryLong("SELECT count() FROM " + table) == 100);
+            cli.interrupt();
+            cli.join(30_000);
+            assertThat(exit.get()).isZero();
+        }
+        String printed = out.toString(StandardCharsets.UTF_8);
+        assertThat(printed.split("waiting for the topic to be created", -1)).as("said once").hasSize(2);
+        assertThat(printed).contains("later");
+    }
 }
