@@ -64,9 +64,7 @@ class IngestCommandTest {
 
     @Test
     void ingestsATopicUntilInterrupted(ClickHouseServer clickHouse) throws Exception {
-        String db = clickHouse.createDatabase("cli");
-        String table = db + ".events";
-        clickHouse.execute("CREATE TABLE " + table + " (id UInt64) ENGINE = MergeTree ORDER BY id");
+        String table = idTable(clickHouse, "cli");
         try (Broker broker = Broker.open(BrokerConfig.builder(dir).build())) {
             broker.createTopic(TopicConfig.of("events", 2));
             try (Producer producer = broker.newProducer(ProducerConfig.DEFAULT)) {
@@ -91,11 +89,17 @@ class IngestCommandTest {
         assertThat(clickHouse.queryLong("SELECT uniqExact(id) FROM " + table)).isEqualTo(1_000);
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("stopped;").contains("rows_inserted=1000");
     }
+
+    /** A fresh table {@code <db>.events (id UInt64)} in a new database named after {@code prefix}. */
+    private static String idTable(ClickHouseServer clickHouse, String prefix) {
+        String table = clickHouse.createDatabase(prefix) + ".events";
+        clickHouse.execute("CREATE TABLE " + table + " (id UInt64) ENGINE = MergeTree ORDER BY id");
+        return table;
+    }
+
     @Test
     void startedBeforeItsTopicExistsItWaitsSaysSoOnceAndIngestsOnceTheTopicIsCreated(ClickHouseServer clickHouse) throws Exception {
-        String db = clickHouse.createDatabase("cli_wait");
-        String table = db + ".events";
-        clickHouse.execute("CREATE TABLE " + table + " (id UInt64) ENGINE = MergeTree ORDER BY id");
+        String table = idTable(clickHouse, "cli_wait");
         try (Broker broker = Broker.open(BrokerConfig.builder(dir).build())) {
             AtomicInteger exit = new AtomicInteger(-1);
             Thread cli = new Thread(() -> exit.set(IngestCommand.run(new String[]{
