@@ -6,10 +6,9 @@ import io.sluice.core.ConsumerRecord;
 import io.sluice.core.OffsetReset;
 import io.sluice.core.TopicPartition;
 import io.sluice.ingest.ConsumerFactory;
+import io.sluice.ingest.Guarantee;
 import io.sluice.ingest.IngestConfig;
 import io.sluice.ingest.IngestException;
-import io.sluice.ingest.IngestMetrics;
-import io.sluice.ingest.Guarantee;
 import io.sluice.ingest.PipelineState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,35 +25,36 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Function;
 
 /**
- * Strategy journal: a member of a Sluice consumer group on the topic. One thread owns the {@link Consumer}
- * (not thread-safe) and all partition state; up to {@code max.in.flight} batches are inserted in parallel by
- * insert threads, which report back through a queue. A partition's committed offset only moves over batches
- * ClickHouse accepted, in offset order.
+ * The one ingest engine: batch → insert → commit, in order, supervised. A member of a consumer group on the topic,
+ * read through {@link Consumer} from whatever source the {@link ConsumerFactory} opens (the embedded broker, a
+ * remote broker, Kafka); what becomes of a batch is the {@link BatchSink}'s business (the offset-range strategy's
+ * INSERT, or an {@link io.sluice.ingest.EventSink}'s writes).
  *
- * <p>Batches are offset ranges of one partition, cut at multiples of {@code batch.rows} (so a full batch is the
- * same range after a restart, and every batch lies inside one aligned <i>slot</i> [k·rows, (k+1)·rows)) or earlier
- * by {@code batch.bytes} / {@code linger.ms}. Every attempt at a batch sends the same rows in the same order.
+ * <p>One thread (the poller) owns the {@link Consumer} (not thread-safe) and all partition state; up to
+ * {@code max.in.flight} batches per shard are landed in parallel by insert threads, which report back through a
+ * queue. <b>A partition's committed offset only moves over batches that landed, in offset order</b>: a batch is
+ * committed after it and every earlier batch of its partition landed; a batch that failed makes the loop start
+ * again from the committed offsets instead of committing past it.
  *
- * <p><b>Guarantee</b> ({@link Guarantee}, chosen at start from what the server and the table offer, logged, and
- * exported): no loss — an offset is committed only after its row is in ClickHouse (or dead-lettered), and a batch
- * that failed makes the loop start again from the committed offsets instead of committing past it. Duplicates:
- * <ul>
- *   <li>offset columns, any server: {@link Guarantee#EXACTLY_ONCE_IDEMPOTENT_INSERT} ({@link IdempotentInsert},
- *       query id {@code sluice-<table>-<partition>-<slot>});</li>
- *   <li>offset columns, {@code Replicated*MergeTree}: {@link Guarantee#EXACTLY_ONCE_REPLICATED_DEDUP};</li>
- *   <li>offset columns, {@code insert_deduplication_token} and a deduplicating table:
- *       {@link Guarantee#EXACTLY_ONCE_DEDUP_TOKEN};</li>
- *   <li>no offset columns: {@link Guarantee#AT_LEAST_ONCE}.</li>
- * </ul>
+ * <p><b>Batches</b> are offset ranges of one partition, cut at multiples of {@code batch.rows} (so a full batch is
+ * the same range after a restart, and every batch lies inside one aligned <i>slot</i> [k·rows, (k+1)·rows)) or
+ * earlier by {@code batch.bytes} / {@code linger.ms}, and never across a gap in the offsets.
  *
- * <p><b>Supervised.</b> ClickHouse unreachable at start, the broker away, a failed batch: the loop starts again
- * after a backoff ({@link Supervision}); a configuration error stops it ({@link PipelineState#FAILED}).
+ * <p><b>Back-pressure.</b> At {@code max.in.flight} batches in flight with every open batch full, the poller
+ * stops polling and waits for an insert to finish (polling at least every quarter session timeout to keep its
+ * group membership); a record a partition cannot take (its shard at capacity, or the sink refusing it) is sought
+ * back and read again later. Nothing is dropped.
+ *
+ * <p><b>Supervised</b> by one {@link SupervisedLoop}: the target unreachable at start, the broker away, a failed
+ * batch: the loop starts again after a backoff; a configuration error stops it ({@link PipelineState#FAILED}); a
+ * missing topic is waited for when the pipeline was started so ({@link Supervision.MissingTopic#WAIT}).
+ *
+ * @param <B> the sink's batch type
  */
-public final class JournalIngestor implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(JournalIngestor.class);
+public final class IngestEngine<B> implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(IngestEngine.class);
 
     private static final class InFlight {
         final TopicPartition partition;
@@ -73,9 +73,10 @@ public final class JournalIngestor implements AutoCloseable {
 
     private final class PartitionState {
         final TopicPartition partition;
-        RowBatch<Long> open;
+        B open;
         long openFrom = -1;
         long openTo = -1;
+        long openedNanos;
         final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
         final ArrayDeque<InFlight> done = new ArrayDeque<>();
         Set<Long> landed = Set.of();
@@ -98,136 +99,76 @@ public final class JournalIngestor implements AutoCloseable {
     }
 
     private final IngestConfig config;
-    private final IngestMetrics metrics = new IngestMetrics();
+    private final BatchSink<B> sink;
     private final Supervision supervision = new Supervision();
-    private volatile SinkContext ctx;
-    private volatile Guarantee guarantee;
-    private BatchInserter inserter;
-    private IdempotentInsert idempotent;
-    /** One server, or the shards of a cluster target (clickhouse.shards); set with ctx. */
-    private volatile Shards shards;
-    private final int shardCount;
     private final ConsumerFactory consumers;
+    private final int shardCount;
     private final ExecutorService insertThreads;
     private final LinkedBlockingQueue<InFlight> completions = new LinkedBlockingQueue<>();
     private final Map<TopicPartition, PartitionState> partitions = new HashMap<>();
-    private final Thread thread;
+    private final SupervisedLoop loop;
     private int inFlightCount; // poller thread only
     private final int[] shardInFlight; // poller thread only: max.in.flight applies per shard, so a stuck shard holds back only its partitions
-    private volatile boolean running = true;
+    private volatile boolean closed;
 
     /**
-     * Checks the table at once when ClickHouse answers (a configuration error is thrown here); when it does not,
-     * the pipeline thread keeps trying in the background ({@link PipelineState#STARTING}).
+     * Opens the sink at once when its target answers (a configuration error is thrown here); when it does not, the
+     * loop keeps trying in the background ({@link PipelineState#RETRYING}). Starts the poller thread.
      *
-     * @throws io.sluice.core.SluiceException.InvalidConfigException if the table is missing or does not fit
+     * @throws io.sluice.core.SluiceException.InvalidConfigException if the target does not fit the configuration
      */
-    public JournalIngestor(IngestConfig config, ConsumerFactory consumers) {
+    public IngestEngine(IngestConfig config, BatchSink<B> sink, ConsumerFactory consumers, Supervision.MissingTopic missingTopic) {
         this.config = config;
-        this.shardCount = Math.max(1, config.shards().size());
-        this.shardInFlight = new int[shardCount];
+        this.sink = sink;
         this.consumers = consumers;
         try {
-            openContext();
+            sink.open();
         } catch (IngestException e) {
-            LOG.warn("journal {}: ClickHouse not reachable at start ({}); retrying in the background", config.name(), e.getMessage());
+            LOG.warn("ingest {}: ClickHouse not reachable at start ({}); retrying in the background", config.name(), e.getMessage());
             supervision.retrying("ClickHouse not reachable at start: " + e.getMessage());
         }
+        this.shardCount = Math.max(1, sink.shards());
+        this.shardInFlight = new int[shardCount];
         AtomicInteger n = new AtomicInteger();
         this.insertThreads = Executors.newFixedThreadPool(config.maxInFlight() * shardCount, r ->
                 new Thread(r, "sluice-ingest-" + config.name() + "-insert-" + n.incrementAndGet()));
-        this.thread = new Thread(this::run, "sluice-ingest-" + config.name() + "-journal");
-        this.thread.start();
+        this.loop = new SupervisedLoop(config.name(), "sluice-ingest-" + config.name() + "-poller", supervision, missingTopic,
+                new Backoff(config.retryInitialMs(), config.retryMaxMs()), new SupervisedLoop.Body() {
+                    @Override
+                    public void run(Backoff backoff) throws InterruptedException {
+                        sink.open();
+                        consume(backoff);
+                    }
+
+                    @Override
+                    public void abandon() {
+                        abandonAll();
+                    }
+                });
+        loop.start();
     }
 
-    private void openContext() {
-        SinkContext c = new SinkContext(config, RowFormat.Provenance.OFFSETS, metrics);
-        Guarantee g = choose(c.target);
-        this.inserter = c.inserter(c.format, Map.of(), c.clickHouseDeadLetters());
-        this.shards = Shards.open(c, inserter);
-        this.idempotent = g == Guarantee.EXACTLY_ONCE_IDEMPOTENT_INSERT
-                ? new IdempotentInsert(c.target, config.rowEncoder(), RowFormat.Provenance.OFFSETS) : null;
-        this.guarantee = g;
-        this.ctx = c;
-        switch (g) {
-            case EXACTLY_ONCE_IDEMPOTENT_INSERT -> LOG.info("journal {}: guarantee {}: table {} ({}) has offset columns;"
-                            + " each batch is an idempotent INSERT ... SELECT with one query_id per offset slot (ClickHouse {})",
-                    config.name(), g, config.table(), c.target.engine(), c.target.version());
-            case EXACTLY_ONCE_REPLICATED_DEDUP -> LOG.info("journal {}: guarantee {}: table {} is {}; every retry sends the identical"
-                    + " block, which the server drops", config.name(), g, config.table(), c.target.engine());
-            case EXACTLY_ONCE_DEDUP_TOKEN -> LOG.info("journal {}: guarantee {}: ClickHouse {} deduplicates retried batches by"
-                    + " insert_deduplication_token on table {}", config.name(), g, c.target.version(), config.table());
-            default -> LOG.warn("journal {}: guarantee {}: table {} has no {}/{} columns: a retried or late INSERT may land twice",
-                    config.name(), g, config.table(), ClickHouseTarget.PARTITION_COLUMN, ClickHouseTarget.OFFSET_COLUMN);
-        }
-    }
-
-    /** The journal's guarantee on this server and table (see the class comment). */
-    public static Guarantee choose(ClickHouseTarget target) {
-        if (!target.hasOffsetColumns()) {
-            return Guarantee.AT_LEAST_ONCE;
-        }
-        if (target.isReplicated()) {
-            return Guarantee.EXACTLY_ONCE_REPLICATED_DEDUP;
-        }
-        if (target.supportsSetting("insert_deduplication_token") && target.deduplicatesInserts()) {
-            return Guarantee.EXACTLY_ONCE_DEDUP_TOKEN;
-        }
-        return Guarantee.EXACTLY_ONCE_IDEMPOTENT_INSERT;
-    }
-
-    public IngestMetrics metrics() {
-        return metrics;
-    }
-
-    /** The guarantee detected at start, or null until ClickHouse answered. */
-    public Guarantee guarantee() {
-        return guarantee;
+    /** The engine feeding an {@link io.sluice.ingest.EventSink} (every strategy but offset-range); closing the engine closes the sink. */
+    public static IngestEngine<?> feeding(io.sluice.ingest.EventSink sink, IngestConfig config, ConsumerFactory consumers,
+                                          Supervision.MissingTopic missingTopic) {
+        return new IngestEngine<>(config, new EventSinkBatches(sink), consumers, missingTopic);
     }
 
     public Supervision supervision() {
         return supervision;
     }
 
-    /** Set when the pipeline stopped for good (configuration error). */
-    public Throwable failure() {
-        return supervision.failure();
+    /** The sink's guarantee, or null until its target answered. */
+    public Guarantee guarantee() {
+        return sink.guarantee();
     }
 
-    private void run() {
-        Backoff backoff = new Backoff(config.retryInitialMs(), config.retryMaxMs());
-        while (running) {
-            try {
-                if (ctx == null) {
-                    openContext();
-                }
-                consume(backoff);
-                break;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            } catch (Throwable t) {
-                if (Supervision.isConfigError(t) || t instanceof Error) {
-                    supervision.failed(t);
-                    LOG.error("journal ingestor {} stopped: {}", config.name(), t.toString(), t);
-                    break;
-                }
-                abandonAll();
-                if (!running) {
-                    break;
-                }
-                supervision.retrying(t.getMessage() != null ? t.getMessage() : t.toString());
-                supervision.restarted();
-                LOG.warn("journal {}: {}; starting again from the committed offsets after a backoff", config.name(), t.toString());
-                try {
-                    backoff.pause(() -> !running);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    break;
-                }
-            }
-        }
-        supervision.closed();
+    public Map<String, Number> metrics() {
+        return sink.metrics();
+    }
+
+    private boolean running() {
+        return loop.running();
     }
 
     /** Every partition's state is dropped; batches in flight are abandoned (their outcome no longer matters). */
@@ -238,7 +179,7 @@ public final class JournalIngestor implements AutoCloseable {
         partitions.clear();
     }
 
-    private static void abandon(PartitionState ps) {
+    private void abandon(PartitionState ps) {
         for (InFlight f : ps.inFlight) {
             f.abandoned = true;
         }
@@ -256,12 +197,12 @@ public final class JournalIngestor implements AutoCloseable {
             long lingerNanos = config.lingerMs() * 1_000_000L;
             long heartbeatNanos = cc.sessionTimeoutMillis() * 1_000_000L / 4;
             long lastPollNanos = System.nanoTime();
-            while (running) {
+            while (running()) {
                 if (inFlightCount >= config.maxInFlight() * shardCount && !hasRoom()) {
                     // At capacity and every open batch full: wait for an insert to finish rather than polling records
                     // we could not take (they would be sought back and read again). While a batch still has room it
-                    // keeps filling, so the next INSERT body is ready when an insert thread frees up. Still poll at
-                    // least every heartbeatNanos so the group keeps this member; meanwhile new events wait in the journal.
+                    // keeps filling, so the next batch is ready when an insert thread frees up. Still poll at least
+                    // every heartbeatNanos so the group keeps this member; meanwhile new events wait in the source.
                     InFlight f = completions.poll(100, TimeUnit.MILLISECONDS);
                     if (f != null) {
                         completions.add(f);
@@ -273,8 +214,9 @@ public final class JournalIngestor implements AutoCloseable {
                 List<ConsumerRecord> records = consumer.poll(Duration.ofMillis(Math.max(1, Math.min(100, config.lingerMs()))));
                 lastPollNanos = System.nanoTime();
                 syncAssignment(consumer);
-                if (metrics.lastFailure() != null) {
-                    supervision.retrying(metrics.lastFailure());
+                String failure = sink.lastFailure();
+                if (failure != null) {
+                    supervision.retrying(failure);
                 } else {
                     supervision.running();
                     backoff.reset();
@@ -311,14 +253,16 @@ public final class JournalIngestor implements AutoCloseable {
                         consumer.seek(ps.partition, r.offset());
                     }
                 }
+                long now = System.nanoTime();
                 for (PartitionState p : partitions.values()) {
-                    if (p.open != null && p.openTo > p.openFrom && p.open.ageNanos() >= lingerNanos) {
+                    // lingered, or full and left open at capacity: sealed as soon as its shard has room
+                    if (p.open != null && p.openTo > p.openFrom && (now - p.openedNanos >= lingerNanos || isFull(p))) {
                         seal(p);
                     }
                 }
                 if (!blocked.isEmpty() && blocked.size() == partitionsIn(records)) {
-                    // every partition polled is waiting for its shard: wait for an insert to finish instead of
-                    // re-reading the same records in a tight loop
+                    // every partition polled is waiting for its shard or its sink: wait for an insert to finish
+                    // instead of re-reading the same records in a tight loop
                     InFlight f = completions.poll(100, TimeUnit.MILLISECONDS);
                     if (f != null) {
                         completions.add(f);
@@ -347,29 +291,27 @@ public final class JournalIngestor implements AutoCloseable {
         return tps.size();
     }
 
-    /** Adds a record to its partition's open batch; false when that batch is full and cannot be sealed yet. */
+    /** Adds a record to its partition's open batch; false when that batch is full and cannot be sealed yet, or the sink refused it. */
     private boolean take(PartitionState ps, ConsumerRecord r) {
         if (ps.open != null && isFull(ps) && !seal(ps)) {
             return false;
         }
-        if (ps.open == null) {
+        boolean fresh = ps.open == null;
+        if (fresh) {
             // sized like the partition's last batch, so a full batch is built without growing (copying) its array
-            ps.open = new RowBatch<>(Math.min(config.batchRows(), Math.max(4096, ps.lastRows)),
+            ps.open = sink.newBatch(Math.min(config.batchRows(), Math.max(4096, ps.lastRows)),
                     (int) Math.min(config.batchBytes(), Math.max(1 << 16, ps.lastBytes + ps.lastBytes / 8L)));
             ps.openFrom = r.offset();
             ps.openTo = r.offset();
+            ps.openedNanos = System.nanoTime();
         }
-        metrics.accepted(1);
         if (!ps.landed.isEmpty() && ps.landed.contains(r.offset())) {
-            metrics.duplicatesSkipped(1);
-        } else {
-            try {
-                byte[] row = inserter.format().encode(r.value());
-                inserter.format().append(ps.open, row, r.partition(), r.offset(), r.offset());
-            } catch (IllegalArgumentException e) {
-                ctx.clickHouseDeadLetters().write(List.of(new DeadLetters.Letter(r.value(), e.getMessage(), source(ps.partition, r.offset()))));
-                metrics.deadLettered(1);
+            sink.skipped(r);
+        } else if (!sink.add(ps.open, r)) {
+            if (fresh) {
+                ps.open = null;
             }
+            return false;
         }
         ps.openTo = r.offset() + 1;
         if (isFull(ps)) {
@@ -380,22 +322,27 @@ public final class JournalIngestor implements AutoCloseable {
 
     /** Full at batch.rows offsets, batch.bytes, or an offset that is a multiple of batch.rows (aligned ranges). */
     private boolean isFull(PartitionState ps) {
-        long n = ps.openTo - ps.openFrom;
-        return n > 0 && (n >= config.batchRows() || ps.open.bytes() >= config.batchBytes() || ps.openTo % config.batchRows() == 0);
+        return isFull(ps.openFrom, ps.openTo, sink.bytes(ps.open), config.batchRows(), config.batchBytes());
     }
 
-    /** Hands the open batch to an insert thread; false when max.in.flight batches are already in flight. */
+    /** The batching rule: a batch [from, to) holding {@code bytes} is full (see the class comment). */
+    static boolean isFull(long from, long to, long bytes, int batchRows, int batchBytes) {
+        long n = to - from;
+        return n > 0 && (n >= batchRows || bytes >= batchBytes || to % batchRows == 0);
+    }
+
+    /** Hands the open batch to an insert thread; false when max.in.flight batches of its shard are already in flight. */
     private boolean seal(PartitionState ps) {
         if (ps.open == null || ps.openTo <= ps.openFrom) {
             return true;
         }
-        int shard = shards.indexOf(ps.partition);
+        int shard = sink.shardOf(ps.partition);
         if (shardInFlight[shard] >= config.maxInFlight()) {
             return false;
         }
-        RowBatch<Long> batch = ps.open;
-        ps.lastRows = batch.rows();
-        ps.lastBytes = batch.bytes();
+        B batch = ps.open;
+        ps.lastRows = sink.rows(batch);
+        ps.lastBytes = sink.bytes(batch);
         InFlight f = new InFlight(ps.partition, ps.openFrom, ps.openTo);
         ps.open = null;
         ps.inFlight.add(f);
@@ -405,19 +352,14 @@ public final class JournalIngestor implements AutoCloseable {
         return true;
     }
 
-    private void insert(InFlight f, RowBatch<Long> batch) {
+    private void insert(InFlight f, B batch) {
         try {
-            Map<String, String> settings = guarantee == Guarantee.EXACTLY_ONCE_DEDUP_TOKEN
-                    ? Map.of("insert_deduplication_token", config.table() + "/" + source(f.partition, f.from) + "-" + f.to) : Map.of();
-            Function<RowBatch<Long>, IdempotentInsert.Statement> statement = idempotent == null ? null
-                    : b -> idempotent.offsets(f.partition.partition(), b.tag(0), b.tag(b.rows() - 1), queryId(f));
-            shards.of(f.partition).inserter().insert(batch, null, offset -> source(f.partition, offset), settings, statement,
-                    () -> f.abandoned || ctx.givingUp());
+            sink.insert(f.partition, f.from, f.to, batch, () -> f.abandoned);
         } catch (Throwable t) {
             // whatever it was, this range did not (all) land: the poller must not commit past it
             f.failed = true;
             if (!f.abandoned) {
-                LOG.error("journal {}: batch {}[{}, {}) not inserted: {}", config.name(), f.partition, f.from, f.to, t.toString());
+                LOG.error("ingest {}: batch {}[{}, {}) not landed: {}", config.name(), f.partition, f.from, f.to, t.toString());
             }
             if (t instanceof VirtualMachineError) {
                 throw (VirtualMachineError) t;
@@ -428,39 +370,16 @@ public final class JournalIngestor implements AutoCloseable {
     }
 
     /**
-     * One id per aligned offset slot: every batch lies inside one slot, so two overlapping batches (a retry, a late
-     * copy, a zombie member's batch) share the id and the server never runs them at the same time.
-     */
-    private String queryId(InFlight f) {
-        return "sluice-" + config.table() + "-" + f.partition.topic() + "-" + f.partition.partition() + "-" + (f.from / config.batchRows());
-    }
-
-    private static String source(TopicPartition tp, long offset) {
-        return tp.topic() + "/" + tp.partition() + "/" + offset;
-    }
-
-    /** Asks every replica of the partition's shard that answers (a row may not have reached every replica yet). */
-    private Set<Long> landedOffsets(TopicPartition tp, long from, long toInclusive) {
-        Set<String> lines = shards.of(tp).queryAllReplicas("SELECT " + ClickHouseTarget.OFFSET_COLUMN + " FROM " + config.table() + " WHERE "
-                + ClickHouseTarget.PARTITION_COLUMN + " = " + tp.partition() + " AND " + ClickHouseTarget.OFFSET_COLUMN
-                + " BETWEEN " + from + " AND " + toInclusive + " FORMAT TabSeparated");
-        Set<Long> out = new HashSet<>();
-        for (String line : lines) {
-            out.add(Long.parseLong(line.strip()));
-        }
-        return out;
-    }
-
-    /**
      * Tracks (re)assignments. A revoked partition's batches in flight are abandoned: they stop retrying, and one
-     * already on its way is harmless (idempotent insert, identical block or token). A new partition starts at its
-     * committed offset, skipping rows already landed: they can only be within max.in.flight batches of it.
+     * already on its way is harmless (the sink's guarantee covers a late copy). A new partition starts at its
+     * committed offset, skipping rows already landed when the sink can tell: they can only be within
+     * max.in.flight batches of it.
      */
     private void syncAssignment(Consumer consumer) {
         Set<TopicPartition> now = consumer.assignment();
         partitions.values().removeIf(ps -> {
             if (!now.contains(ps.partition)) {
-                LOG.info("journal {}: {} revoked; abandoning its {} batch(es) in flight", config.name(), ps.partition, ps.inFlight.size());
+                LOG.info("ingest {}: {} revoked; abandoning its {} batch(es) in flight", config.name(), ps.partition, ps.inFlight.size());
                 abandon(ps);
                 return true;
             }
@@ -469,12 +388,12 @@ public final class JournalIngestor implements AutoCloseable {
         for (TopicPartition tp : now) {
             if (!partitions.containsKey(tp)) {
                 PartitionState ps = new PartitionState(tp);
-                if (guarantee != Guarantee.AT_LEAST_ONCE) {
+                if (sink.skipsLanded()) {
                     long from = consumer.committed(tp).orElse(0L);
                     long span = (long) config.maxInFlight() * config.batchRows();
-                    ps.landed = landedOffsetsWithRetry(tp, from, from + span - 1);
+                    ps.landed = landedWithRetry(tp, from, from + span - 1);
                     if (!ps.landed.isEmpty()) {
-                        LOG.info("journal {}: {} offsets of {} at or after committed {} already in {}; skipping them",
+                        LOG.info("ingest {}: {} offsets of {} at or after committed {} already in {}; skipping them",
                                 config.name(), ps.landed.size(), tp, from, config.table());
                     }
                 }
@@ -483,19 +402,19 @@ public final class JournalIngestor implements AutoCloseable {
         }
     }
 
-    private Set<Long> landedOffsetsWithRetry(TopicPartition tp, long from, long toInclusive) {
+    private Set<Long> landedWithRetry(TopicPartition tp, long from, long toInclusive) {
         Backoff backoff = new Backoff(config.retryInitialMs(), config.retryMaxMs());
         while (true) {
             try {
-                return landedOffsets(tp, from, toInclusive);
+                return sink.landed(tp, from, toInclusive);
             } catch (IngestException e) {
-                LOG.warn("journal {}: cannot read landed offsets of {} yet: {}", config.name(), tp, e.getMessage());
+                LOG.warn("ingest {}: cannot read landed offsets of {} yet: {}", config.name(), tp, e.getMessage());
                 supervision.retrying("cannot read landed offsets: " + e.getMessage());
-                if (!running) {
+                if (!running()) {
                     throw e;
                 }
                 try {
-                    backoff.pause(() -> !running);
+                    backoff.pause(() -> !running());
                 } catch (InterruptedException ie) {
                     Thread.currentThread().interrupt();
                     throw e;
@@ -513,7 +432,7 @@ public final class JournalIngestor implements AutoCloseable {
         Set<PartitionState> touched = new HashSet<>();
         while ((f = completions.poll()) != null) {
             inFlightCount--;
-            shardInFlight[shards.indexOf(f.partition)]--;
+            shardInFlight[sink.shardOf(f.partition)]--;
             if (f.abandoned) {
                 continue; // revoked or restarted meanwhile: the current owner re-reads from the committed offset
             }
@@ -546,7 +465,7 @@ public final class JournalIngestor implements AutoCloseable {
                 LOG.info("commit of {} refused: {}", commits.keySet(), e.getMessage());
             }
         }
-        if (failed != null && running) {
+        if (failed != null && running()) {
             throw new BatchFailedException("a batch of " + failed + " did not land");
         }
     }
@@ -571,26 +490,20 @@ public final class JournalIngestor implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops polling, lands and commits what was taken (up to {@code close.timeout.ms}), stops the threads and closes
+     * the sink. Idempotent.
+     */
     @Override
     public void close() {
-        if (!running) {
+        if (closed) {
             return;
         }
-        running = false;
-        SinkContext c = ctx;
-        if (c != null) {
-            c.giveUpAfter(config.closeTimeoutMs());
-        }
-        try {
-            thread.join();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        closed = true;
+        sink.giveUpAfter(config.closeTimeoutMs());
+        loop.stop();
         insertThreads.shutdown();
         supervision.closed();
-        if (shards != null) {
-            shards.close();
-        }
-        ctx.close();
+        sink.close();
     }
 }
