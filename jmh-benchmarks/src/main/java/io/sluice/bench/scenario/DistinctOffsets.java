@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  */
 final class DistinctOffsets {
     private final Map<Integer, AtomicLongArray> bits = new HashMap<>();
-    private final Map<Integer, Long> first = new HashMap<>();
+    private final Map<Integer, long[]> ranges = new HashMap<>();
     private final AtomicLong distinct = new AtomicLong();
     private final AtomicLong redelivered = new AtomicLong();
 
@@ -24,17 +24,18 @@ final class DistinctOffsets {
             long start = e.getValue()[0];
             long end = e.getValue()[1];
             bits.put(e.getKey().partition(), new AtomicLongArray((int) ((end - start + 63) >>> 6)));
-            first.put(e.getKey().partition(), start);
+            this.ranges.put(e.getKey().partition(), new long[]{start, end});
         }
     }
 
     /** Records one delivery; throws when the record lies outside the ranges (it was never sent in this run). */
     void add(int partition, long offset) {
-        AtomicLongArray b = bits.get(partition);
-        long i = b == null ? -1 : offset - first.get(partition);
-        if (b == null || i < 0 || i >= (long) b.length() << 6) {
+        long[] range = ranges.get(partition);
+        if (range == null || offset < range[0] || offset >= range[1]) {
             throw new IllegalStateException("partition " + partition + " offset " + offset + " was not sent in this run");
         }
+        AtomicLongArray b = bits.get(partition);
+        long i = offset - range[0];
         int word = (int) (i >>> 6);
         long mask = 1L << (i & 63);
         long old;

@@ -38,6 +38,8 @@ public final class StreamProcessorScenario implements Scenario {
     private static final int DIRECT = 500_000;
     /** Records per direct-consume poll: the reference's batches held ~100 (196.83 µs average at 502,647 msg/s). */
     private static final int CONSUME_POLL = 100;
+    /** Records per producer thread in table 2 (the reference's 10,000 last ~4 ms here at one thread). */
+    private static final int CONCURRENT_PER_THREAD = 100_000;
     /** Records per consumer-group run (the reference's 20,000 last 30–50 ms there and ~2 ms here). */
     private static final int GROUP_RECORDS = 200_000;
     /** 1 KiB records per storage write run (the reference's 20,000 last ~40 ms here). */
@@ -176,7 +178,7 @@ public final class StreamProcessorScenario implements Scenario {
 
     // Benchmark 2: concurrent producers, 10,000 messages per thread, 100 B.
     private void concurrent(BenchOptions o, Broker broker, TempDir dir, List<Table> tables, List<Chart> charts) throws Exception {
-        int per = o.size(10_000, 5_000);
+        int per = o.size(CONCURRENT_PER_THREAD, 5_000);
         int[] threads = {1, 2, 4, 8};
         double[] ref = {267_763, 436_914, 387_641, 376_082};
         Table.Builder t = Table.builder("2. Concurrent producers: " + String.format("%,d", per) + " × 100 B per thread, 4 partitions",
@@ -201,7 +203,8 @@ public final class StreamProcessorScenario implements Scenario {
                     raw = pair.b();
                 }
                 t.row(th + (th == 1 ? " thread" : " threads"), "msg/s", Better.HIGHER, Repeat.sample(s, Run::perSecond),
-                        Repeat.sample(raw, Run::perSecond), ref[i], i == 0 ? "one shared producer, until the last ack" : null);
+                        Repeat.sample(raw, Run::perSecond), ref[i], i == 0 ? "one shared producer, until the last ack; " + String.format("%,d", per)
+                                + " per thread (the reference's 10,000 last a few ms here)" : null);
                 CpuRows.add(t, th + (th == 1 ? " thread " : " threads "), s, raw, i == 0 ? "per acknowledged record, producer threads included" : null);
                 bars.category(th + (th == 1 ? " thread" : " threads"), Repeat.median(s, Run::perSecond), Repeat.median(raw, Run::perSecond), ref[i]);
             }
