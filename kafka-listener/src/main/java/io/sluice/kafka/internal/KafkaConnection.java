@@ -235,7 +235,12 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter {
             closeUnauthenticated(reason);
             return;
         }
-        LOG.warn("closing Kafka connection {}: {}", ctx.channel().remoteAddress(), reason);
+        long errors = server.counters().protocolErrors.sum();
+        if (Long.bitCount(errors) == 1) { // 1st, 2nd, 4th...: a hostile peer cannot flood the log
+            LOG.warn("closing Kafka connection {}: {} ({} protocol errors so far)", ctx.channel().remoteAddress(), reason, errors);
+        } else {
+            LOG.debug("closing Kafka connection {}: {}", ctx.channel().remoteAddress(), reason);
+        }
         ctx.close();
     }
 
