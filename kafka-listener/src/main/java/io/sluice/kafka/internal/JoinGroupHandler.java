@@ -32,7 +32,8 @@ final class JoinGroupHandler implements ApiHandler {
         int rebalanceTimeout = request.version() == 0 ? data.sessionTimeoutMs() : data.rebalanceTimeoutMs();
         ClassicGroups.JoinRequest join = new ClassicGroups.JoinRequest(data.groupId(), data.memberId(),
                 data.groupInstanceId(), data.protocolType(), protocols, data.sessionTimeoutMs(), rebalanceTimeout,
-                request.clientId(), String.valueOf(request.remoteAddress()), request.version() >= 4);
+                request.clientId(), String.valueOf(request.remoteAddress()),
+                request.version() >= 4 && data.groupInstanceId() == null); // Kafka: static members skip the handshake
         GroupApis.offLoop(request, calls, () -> groups.join(join).whenComplete((r, e) -> {
             if (e != null) {
                 request.fail(e);
