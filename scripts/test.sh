@@ -22,6 +22,7 @@ command -v wrk >/dev/null 2>&1 || need+=(wrk)   # ingest-stages: HTTP one event 
 command -v curl >/dev/null 2>&1 || command -v wget >/dev/null 2>&1 || need+=(curl)   # the Maven wrapper downloads Maven
 command -v unzip >/dev/null 2>&1 || need+=(unzip)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)   # TLS tests make their own CA
+command -v kcat >/dev/null 2>&1 || command -v kafkacat >/dev/null 2>&1 || need+=(kcat)   # librdkafka against the Kafka listener (KcatTest)
 [ -x /usr/bin/kill ] || [ -x /bin/kill ] || need+=(procps)   # the fault suite sends SIGSTOP/SIGCONT with kill(1)
 if [ ${#need[@]} -gt 0 ]; then
   echo "test.sh: installing ${need[*]}"

@@ -212,4 +212,44 @@ class ProduceFetchTest {
             assertThat(byTime.timestamp()).isEqualTo(3_000);
         }
     }
+
+    @Test
+    void acksZeroIsNotAnsweredAndAFailedAcksZeroProduceClosesTheConnection() throws Exception {
+        try (KafkaListenerFixture kafka = KafkaListenerFixture.start(dir)) {
+            kafka.broker.createTopic(TopicConfig.of("quiet", 1));
+            try (KafkaWire wire = new KafkaWire(kafka.listener.port())) {
+                wire.sendRaw(produceFrame("quiet", new org.apache.kafka.common.record.SimpleRecord("k".getBytes(), "v".getBytes())));
+                // no answer to acks=0: the next request's answer is the next thing on the wire
+                var metadata = wire.call(org.apache.kafka.common.protocol.ApiKeys.METADATA, (short) 12,
+                        new org.apache.kafka.common.message.MetadataRequestData().setTopics(null));
+                assertThat(metadata.errorCounts()).containsOnlyKeys(org.apache.kafka.common.protocol.Errors.NONE);
+                wire.sendRaw(produceFrame("quiet", new org.apache.kafka.common.record.SimpleRecord("k".getBytes(), null)));
+                assertThat(wire.closedByServer()).isTrue();
+            }
+            assertThat(kafka.broker.endOffset(new TopicPartition("quiet", 0))).isEqualTo(1);
+        }
+    }
+
+    /** A Produce v9 frame with acks=0 and one record batch for partition 0 of {@code topic}. */
+    private static byte[] produceFrame(String topic, org.apache.kafka.common.record.SimpleRecord record) {
+        org.apache.kafka.common.message.ProduceRequestData data = new org.apache.kafka.common.message.ProduceRequestData()
+                .setAcks((short) 0).setTimeoutMs(1000);
+        var topicData = new org.apache.kafka.common.message.ProduceRequestData.TopicProduceData().setName(topic);
+        topicData.partitionData().add(new org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData().setIndex(0)
+                .setRecords(org.apache.kafka.common.record.MemoryRecords.withRecords(
+                        org.apache.kafka.common.compress.Compression.NONE, record)));
+        data.topicData().add(topicData);
+        short version = 9;
+        short headerVersion = org.apache.kafka.common.protocol.ApiKeys.PRODUCE.requestHeaderVersion(version);
+        var header = new org.apache.kafka.common.message.RequestHeaderData()
+                .setRequestApiKey(org.apache.kafka.common.protocol.ApiKeys.PRODUCE.id).setRequestApiVersion(version)
+                .setCorrelationId(1000).setClientId("acks0");
+        var cache = new org.apache.kafka.common.protocol.ObjectSerializationCache();
+        int size = header.size(cache, headerVersion) + data.size(cache, version);
+        java.nio.ByteBuffer frame = java.nio.ByteBuffer.allocate(4 + size).putInt(size);
+        var writer = new org.apache.kafka.common.protocol.ByteBufferAccessor(frame);
+        header.write(writer, cache, headerVersion);
+        data.write(writer, cache, version);
+        return frame.array();
+    }
 }

@@ -35,7 +35,7 @@ class BrokerProcessTest {
         return startBroker(dataDir, 0);
     }
 
-    private static Process startBroker(Path dataDir, int httpPort) throws Exception {
+    private static Process startBroker(Path dataDir, int httpPort, String... extra) throws Exception {
         List<String> cmd = new ArrayList<>();
         cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx256m");
@@ -48,6 +48,7 @@ class BrokerProcessTest {
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(SluiceCli.class.getName());
         cmd.addAll(List.of("broker", "--data-dir", dataDir.toString(), "--port", "0", "--http-port", Integer.toString(httpPort)));
+        cmd.addAll(List.of(extra));
         return new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     }
 
@@ -123,6 +124,51 @@ class BrokerProcessTest {
                     new java.io.PrintStream(out, true, StandardCharsets.UTF_8), System.err);
             assertThat(code).isZero();
             assertThat(out.toString(StandardCharsets.UTF_8).lines().toList()).containsExactly("{\"n\":1}", "{\"n\":2}");
+        } finally {
+            broker.destroyForcibly();
+            broker.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void kafkaClientsProduceOnTheKafkaPortAndSluiceConsumersReadTheSameRecords() throws Exception {
+        Pattern kafkaListening = Pattern.compile("Kafka protocol on ([0-9.]+):(\\d+)");
+        Process broker = startBroker(dir.resolve("data"), 0, "--kafka-port", "0");
+        try {
+            BufferedReader stdout = new BufferedReader(new InputStreamReader(broker.getInputStream(), StandardCharsets.UTF_8));
+            String bootstrap = null;
+            String kafka = null;
+            String line;
+            while (kafka == null && (line = stdout.readLine()) != null) {
+                Matcher m = LISTENING.matcher(line);
+                if (m.find()) {
+                    bootstrap = m.group(1) + ":" + m.group(2);
+                }
+                Matcher k = kafkaListening.matcher(line);
+                if (k.find()) {
+                    kafka = k.group(1) + ":" + k.group(2);
+                }
+            }
+            assertThat(bootstrap).isNotNull();
+            assertThat(kafka).as("broker announced its Kafka port").isNotNull();
+            try (RemoteAdmin admin = new RemoteAdmin(bootstrap)) {
+                admin.createTopic(TopicConfig.of("mixed", 1));
+            }
+            java.util.Properties props = new java.util.Properties();
+            props.put("bootstrap.servers", kafka);
+            props.put("key.serializer", org.apache.kafka.common.serialization.StringSerializer.class.getName());
+            props.put("value.serializer", org.apache.kafka.common.serialization.StringSerializer.class.getName());
+            try (org.apache.kafka.clients.producer.KafkaProducer<String, String> producer =
+                         new org.apache.kafka.clients.producer.KafkaProducer<>(props)) {
+                for (int i = 0; i < 3; i++) {
+                    producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>("mixed", "k", "kafka-" + i)).get();
+                }
+            }
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            int code = SluiceCli.run(new String[] {"consume", "--bootstrap", bootstrap, "--topic", "mixed", "--from-beginning", "--max", "3"},
+                    new java.io.PrintStream(out, true, StandardCharsets.UTF_8), System.err);
+            assertThat(code).isZero();
+            assertThat(out.toString(StandardCharsets.UTF_8).lines().toList()).containsExactly("kafka-0", "kafka-1", "kafka-2");
         } finally {
             broker.destroyForcibly();
             broker.waitFor(30, TimeUnit.SECONDS);

@@ -32,14 +32,16 @@ final class JoinGroupHandler implements ApiHandler {
         int rebalanceTimeout = request.version() == 0 ? data.sessionTimeoutMs() : data.rebalanceTimeoutMs();
         ClassicGroups.JoinRequest join = new ClassicGroups.JoinRequest(data.groupId(), data.memberId(),
                 data.groupInstanceId(), data.protocolType(), protocols, data.sessionTimeoutMs(), rebalanceTimeout,
-                request.clientId(), String.valueOf(request.remoteAddress()), request.version() >= 4);
-        GroupApis.offLoop(request, calls, () -> groups.join(join).whenComplete((r, e) -> {
+                request.clientId(), String.valueOf(request.remoteAddress()),
+                request.version() >= 4 && data.groupInstanceId() == null); // Kafka: static members skip the handshake
+        // answered on the connection's event loop: the future may complete under the coordinator's monitor
+        GroupApis.offLoop(request, calls, () -> groups.join(join).whenCompleteAsync((r, e) -> {
             if (e != null) {
                 request.fail(e);
             } else {
                 request.respond(response(r, request.version()));
             }
-        }));
+        }, request.eventLoop()));
     }
 
     static JoinGroupResponseData response(ClassicGroups.JoinResult r, short version) {

@@ -126,10 +126,6 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter {
         closeAfterSequence = sequence;
     }
 
-    long sequenceOf(KafkaRequest request) {
-        return request.sequence();
-    }
-
     /** Stops starting requests (and reading) until {@link #clearBarrier}. Event loop. */
     void setBarrier(Object owner) {
         barrier = owner;
@@ -235,7 +231,12 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter {
             closeUnauthenticated(reason);
             return;
         }
-        LOG.warn("closing Kafka connection {}: {}", ctx.channel().remoteAddress(), reason);
+        long errors = server.counters().protocolErrors.sum();
+        if (Long.bitCount(errors) == 1) { // 1st, 2nd, 4th...: a hostile peer cannot flood the log
+            LOG.warn("closing Kafka connection {}: {} ({} protocol errors so far)", ctx.channel().remoteAddress(), reason, errors);
+        } else {
+            LOG.debug("closing Kafka connection {}: {}", ctx.channel().remoteAddress(), reason);
+        }
         ctx.close();
     }
 
@@ -453,6 +454,21 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter {
                 internalError(kafkaRequest, e);
             }
         }
+    }
+
+    /**
+     * Completes request {@code sequence} without a response and closes the connection once every earlier response
+     * is written: how an acks=0 producer learns that a produce failed (Kafka does the same). Any thread.
+     */
+    void completeAndClose(long sequence) {
+        if (!ctx.executor().inEventLoop()) {
+            ctx.executor().execute(() -> completeAndClose(sequence));
+            return;
+        }
+        if (closeAfterSequence < 0 || sequence < closeAfterSequence) {
+            closeAfterSequence = sequence;
+        }
+        complete(sequence, null);
     }
 
     /** Completes request {@code sequence} with a response frame (null: nothing to write). Any thread. */

@@ -115,6 +115,12 @@ public final class KafkaRequest {
         connection.complete(sequence, null);
     }
 
+    /** Completes a request that has no response on the wire and closes the connection after it (acks=0 failures). */
+    public void respondNothingAndClose() {
+        markCompleted();
+        connection.completeAndClose(sequence);
+    }
+
     /**
      * Answers with the API's error response for {@code error}: a Kafka {@link ApiException} as is, a
      * {@link SluiceException} as the Kafka error of the same code (Sluice's codes are Kafka's), anything else as

@@ -28,7 +28,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code Broker.tryAppendBatch} (one ring slot, one journal document, bytes unchanged but the base offset). The
  * answer goes once every partition reached the requested durability: acks 0 → {@link Acks#MEMORY} and no answer,
  * acks 1 → {@link Acks#JOURNAL} (survives a process crash), acks -1/all → {@link Acks#SYNC} (synced to disk), the
- * same reading of Kafka's acks as {@link Acks#parse}.
+ * same reading of Kafka's acks as {@link Acks#parse}. An acks=0 produce that fails closes the connection after
+ * the responses before it, as Kafka does, since no answer can carry the error.
  *
  * <p>Back-pressure, as the binary port's ProduceBatchOperation: when a partition's ring (or batch memory) is full,
  * the batches not yet appended are copied off the request frame, the request becomes the connection's barrier (the
@@ -270,7 +271,13 @@ final class ProduceHandler implements ApiHandler {
                 return;
             }
             if (silent) {
-                request.respondNothing();
+                boolean failed = response.responses().stream().flatMap(t -> t.partitionResponses().stream())
+                        .anyMatch(partition -> partition.errorCode() != Errors.NONE.code());
+                if (failed) {
+                    request.respondNothingAndClose(); // acks=0 has no answer: a closed connection tells the client
+                } else {
+                    request.respondNothing();
+                }
             } else {
                 request.respond(response);
             }

@@ -29,7 +29,7 @@ final class SyncGroupHandler implements ApiHandler {
         short version = request.version();
         GroupApis.offLoop(request, calls, () -> groups.sync(data.groupId(), data.generationId(), data.memberId(),
                 version >= 5 ? data.protocolType() : null, version >= 5 ? data.protocolName() : null, assignments)
-                .whenComplete((r, e) -> {
+                .whenCompleteAsync((r, e) -> { // on the event loop, not under the coordinator's monitor
                     if (e != null) {
                         request.fail(e);
                     } else {
@@ -38,6 +38,6 @@ final class SyncGroupHandler implements ApiHandler {
                                 .setProtocolName(version >= 5 ? r.protocolName() : null)
                                 .setAssignment(r.assignment()));
                     }
-                }));
+                }, request.eventLoop()));
     }
 }

@@ -344,7 +344,8 @@ public final class GroupCoordinator implements ConsumerGroups, ClassicGroups, Au
             if (g != null) {
                 g.members.forEach((mid, m) -> members.put(mid, m.assignment));
             }
-            out.add(new GroupDescription(id, g == null ? null : g.topic, g == null ? 0 : g.generation, members,
+            int generation = g == null ? store.lastGeneration(id) : g.generation; // an empty group: its last one
+            out.add(new GroupDescription(id, g == null ? null : g.topic, generation, members,
                     new TreeMap<>(committed.getOrDefault(id, Map.of()))));
         }
         return out;
@@ -388,7 +389,7 @@ public final class GroupCoordinator implements ConsumerGroups, ClassicGroups, Au
         }
         String topic = g != null && !g.members.isEmpty() ? g.topic
                 : offsets == null || offsets.isEmpty() ? (g == null ? null : g.topic) : onlyTopic(offsets.keySet(), Set.of());
-        return Optional.of(new GroupDescription(groupId, topic, g == null ? 0 : g.generation, members,
+        return Optional.of(new GroupDescription(groupId, topic, g == null ? store.lastGeneration(groupId) : g.generation, members,
                 new TreeMap<>(offsets == null ? Map.of() : offsets)));
     }
 
