@@ -38,6 +38,8 @@ public final class EventBusScenario implements Scenario {
     private static final double RATE = 10_000;
     /** A burst lasts milliseconds: warm it up more often than the 5-second sustained run. */
     private static final int BURST_WARMUP_FACTOR = 5;
+    /** As many subscriber threads as the 4P/4C baseline has consumer threads (a thread starts with its first stage). */
+    private static final int SUBSCRIBER_THREADS = 4;
 
     /** Reference figures in µs, in {@link LatencyRows#METRICS} order. */
     private static final double[] REF_BURST_1 = {1452, 2954, 3078, 4000, 4074, 4133, 4143, 4145};
@@ -84,8 +86,9 @@ public final class EventBusScenario implements Scenario {
                 + "reference measured) and journaled (Chronicle Queue append before delivery, acks=JOURNAL; its rows are "
                 + "\"not comparable\" with the reference, which has no journal). Ring " + RING_SIZE + " slots per partition, "
                 + "wait strategy " + DisruptorWait.describe(o.waitStrategy()) + ", one live subscriber (`Broker.subscribe`) "
-                + "per topic; the broker's defaults of 2 journal threads and 2 subscriber threads shared by all partitions "
-                + "(Agrona agents polling the rings). Baseline: raw Disruptor `RingBuffer` of " + RING_SIZE
+                + "per topic; 2 journal threads (the broker's default) and " + SUBSCRIBER_THREADS + " subscriber threads "
+                + "shared by all partitions (Agrona agents polling the rings: in 4P/4C one subscriber thread per partition, "
+                + "as the baseline runs one consumer thread per partition). Baseline: raw Disruptor `RingBuffer` of " + RING_SIZE
                 + " slots per partition waiting the same way (`WaitStrategies.create`: same spins, yields and park), "
                 + "one `BatchEventProcessor` thread per partition, no journal.");
         notes.add("Latency = consumer's `System.nanoTime()` − the event's intended send time. Burst: all " + BURST
@@ -106,7 +109,7 @@ public final class EventBusScenario implements Scenario {
             Broker broker = null;
             try {
                 broker = Broker.open(BrokerConfig.builder(dir.resolve("broker")).ringSize(RING_SIZE)
-                        .waitStrategy(o.waitStrategy()).build());
+                        .subscriberThreads(SUBSCRIBER_THREADS).waitStrategy(o.waitStrategy()).build());
             } catch (UnsupportedOperationException e) {
                 unavailable = "broker-core is not implemented in this build: " + e.getMessage();
             }

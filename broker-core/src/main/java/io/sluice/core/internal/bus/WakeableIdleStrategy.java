@@ -18,6 +18,12 @@ import java.util.concurrent.locks.LockSupport;
  * ({@code hasWork}: reads of the sequences it follows, after a full fence) before parking; a waker advances such a
  * sequence (a volatile write or CAS) and then reads {@code sleeper}. One of the two sees the other's write. With
  * nobody parked, {@link #wake()} is one volatile read.
+ *
+ * <p>One unpark per parking: the waker that takes the thread out of {@code sleeper} (a CAS to null) unparks it; the
+ * wakers after it read null. Without this, every publish between the unpark and the moment the woken thread ran
+ * unparked it again (a mutex and a condition signal each, under the publisher's feet): a burst that found the
+ * subscriber parked paid that on thousands of sends. The CAS may empty a later parking of the same thread (ABA):
+ * it is then unparked once more than needed, never less.
  */
 final class WakeableIdleStrategy implements IdleStrategy {
     /** Busy spins before yielding (the same ladder as {@link WakingWaitStrategy}, the baselines' strategy). */
@@ -129,10 +135,10 @@ final class WakeableIdleStrategy implements IdleStrategy {
         }
     }
 
-    /** Unparks the thread if it is parked or about to park. Any thread. */
+    /** Unparks the thread if it is parked or about to park, unless another waker already did. Any thread. */
     void wake() {
         Thread t = (Thread) SLEEPER.getVolatile(sleeper);
-        if (t != null) {
+        if (t != null && SLEEPER.compareAndSet(sleeper, t, (Thread) null)) {
             LockSupport.unpark(t);
         }
     }
