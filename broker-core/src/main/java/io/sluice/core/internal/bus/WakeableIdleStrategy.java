@@ -20,7 +20,7 @@ import java.util.concurrent.locks.LockSupport;
  * nobody parked, {@link #wake()} is one volatile read.
  */
 final class WakeableIdleStrategy implements IdleStrategy {
-    /** Busy spins before yielding (the same ladder as {@link WakingWaitStrategy}, the baselines' strategy). */
+    /** Busy spins before yielding (the baselines' {@code WakingWaitStrategy}, in jmh-benchmarks, copies this ladder). */
     static final int SPINS = 100;
     /** Yields before parking. */
     static final int YIELDS = 20;

@@ -86,7 +86,7 @@ public final class EventBusScenario implements Scenario {
                 + "wait strategy " + DisruptorWait.describe(o.waitStrategy()) + ", one live subscriber (`Broker.subscribe`) "
                 + "per topic; the broker's defaults of 2 journal threads and 2 subscriber threads shared by all partitions "
                 + "(Agrona agents polling the rings). Baseline: raw Disruptor `RingBuffer` of " + RING_SIZE
-                + " slots per partition waiting the same way (`WaitStrategies.create`: same spins, yields and park), "
+                + " slots per partition waiting the same way (`DisruptorWait.of`: same spins, yields and park), "
                 + "one `BatchEventProcessor` thread per partition, no journal.");
         notes.add("Latency = consumer's `System.nanoTime()` − the event's intended send time. Burst: all " + BURST
                 + " events are sent in a tight loop; each event's intended time is just before its send. Sustained: "
