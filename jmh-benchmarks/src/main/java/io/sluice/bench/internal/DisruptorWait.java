@@ -1,11 +1,13 @@
 package io.sluice.bench.internal;
 
+import com.lmax.disruptor.BlockingWaitStrategy;
+import com.lmax.disruptor.BusySpinWaitStrategy;
 import com.lmax.disruptor.WaitStrategy;
+import com.lmax.disruptor.YieldingWaitStrategy;
 import io.sluice.core.WaitStrategyType;
-import io.sluice.core.internal.bus.WaitStrategies;
 
 /**
- * The wait strategy of the baseline rings ({@link WaitStrategies#create}): the Disruptor twin of how Sluice's shared
+ * The wait strategy of the baseline rings: the Disruptor twin of how Sluice's shared
  * journal and subscriber threads idle for the same setting (same spins, yields and timer-less park for SLEEPING), so
  * a baseline and Sluice wait alike and a latency gap is the bus's, not the waiting's. (Until issue 12 the baseline
  * used Disruptor's {@code SleepingWaitStrategy(200, 100 µs)} for SLEEPING while Sluice backed off from 1 µs: the two
@@ -15,8 +17,17 @@ public final class DisruptorWait {
     private DisruptorWait() {
     }
 
+    /**
+     * A new strategy instance (strategies hold per-ring state: one per ring). Until issue 21 this switch was
+     * broker-core's public {@code WaitStrategies}, a library class only the baselines used.
+     */
     public static WaitStrategy of(WaitStrategyType type) {
-        return WaitStrategies.create(type);
+        return switch (type) {
+            case BLOCKING -> new BlockingWaitStrategy();
+            case SLEEPING -> new WakingWaitStrategy();
+            case YIELDING -> new YieldingWaitStrategy();
+            case BUSY_SPIN -> new BusySpinWaitStrategy();
+        };
     }
 
     /** How the strategy waits, for the reports' notes. */

@@ -26,7 +26,7 @@ import java.util.concurrent.locks.LockSupport;
  * it is then unparked once more than needed, never less.
  */
 final class WakeableIdleStrategy implements IdleStrategy {
-    /** Busy spins before yielding (the same ladder as {@link WakingWaitStrategy}, the baselines' strategy). */
+    /** Busy spins before yielding (the baselines' {@code WakingWaitStrategy}, in jmh-benchmarks, copies this ladder). */
     static final int SPINS = 100;
     /** Yields before parking. */
     static final int YIELDS = 20;

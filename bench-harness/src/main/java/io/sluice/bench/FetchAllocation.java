@@ -29,7 +29,7 @@ import java.util.Set;
  * (decoding) and by the polling thread, from {@code com.sun.management.ThreadMXBean#getThreadAllocatedBytes}. The
  * first round includes warm-up; compare the later ones.
  *
- * <pre>java $(cat jmh-benchmarks/target/jvm.options) -cp jmh-benchmarks/target/benchmarks.jar io.sluice.bench.FetchAllocation [records] [rounds]</pre>
+ * <pre>java $(cat bench-harness/target/jvm.options) -cp bench-harness/target/sluice-bench.jar io.sluice.bench.FetchAllocation [records] [rounds]</pre>
  */
 public final class FetchAllocation {
     private FetchAllocation() {

@@ -89,7 +89,7 @@ public final class EventBusScenario implements Scenario {
                 + "per topic; 2 journal threads (the broker's default) and " + SUBSCRIBER_THREADS + " subscriber threads "
                 + "shared by all partitions (Agrona agents polling the rings: in 4P/4C one subscriber thread per partition, "
                 + "as the baseline runs one consumer thread per partition). Baseline: raw Disruptor `RingBuffer` of " + RING_SIZE
-                + " slots per partition waiting the same way (`WaitStrategies.create`: same spins, yields and park), "
+                + " slots per partition waiting the same way (`DisruptorWait.of`: same spins, yields and park), "
                 + "one `BatchEventProcessor` thread per partition, no journal.");
         notes.add("Latency = consumer's `System.nanoTime()` − the event's intended send time. Burst: all " + BURST
                 + " events are sent in a tight loop; each event's intended time is just before its send. Sustained: "

@@ -25,7 +25,7 @@ import java.util.List;
  * thread (which encodes the records into batches), from {@code com.sun.management.ThreadMXBean#getThreadAllocatedBytes}.
  * The first round includes warm-up; compare the later ones.
  *
- * <pre>java $(cat jmh-benchmarks/target/jvm.options) -cp jmh-benchmarks/target/benchmarks.jar io.sluice.bench.ProduceAllocation [records] [rounds]</pre>
+ * <pre>java $(cat bench-harness/target/jvm.options) -cp bench-harness/target/sluice-bench.jar io.sluice.bench.ProduceAllocation [records] [rounds]</pre>
  */
 public final class ProduceAllocation {
     private ProduceAllocation() {

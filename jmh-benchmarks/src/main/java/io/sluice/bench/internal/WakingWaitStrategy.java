@@ -1,4 +1,4 @@
-package io.sluice.core.internal.bus;
+package io.sluice.bench.internal;
 
 import com.lmax.disruptor.AlertException;
 import com.lmax.disruptor.Sequence;
@@ -11,13 +11,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The raw-Disruptor baselines' twin of Sluice's {@link WakeableIdleStrategy} (the same spin and yield counts): spin,
+ * The raw-Disruptor baselines' twin of Sluice's {@code WakeableIdleStrategy} (broker-core's {@code internal.bus}; the
+ * same spin and yield counts, checked by bench-harness's {@code WakingWaitStrategyLadderTest}): spin,
  * then yield, then park <em>without a timer</em> until woken: microsecond hand-offs while events keep coming
  * and no wake-up at all while a partition is idle. Who wakes a parked waiter:
  * <ul>
  *   <li>the ring's producers: the Disruptor calls {@link #signalAllWhenBlocking} after every publish (the journal
  *       writer and memory-only subscribers wait on the ring's cursor);</li>
- *   <li>the journal writer ({@link JournalHandler}) after it publishes its progress at the end of each batch
+ *   <li>the journal writer after it publishes its progress at the end of each batch
  *       (subscribers of a journaled topic wait on the journal writer's sequence);</li>
  *   <li>{@code halt()}: the barrier's alert signals too.</li>
  * </ul>
@@ -28,8 +29,10 @@ import java.util.concurrent.locks.LockSupport;
  * writer's sequence) and then reads {@code sleepers}. One of the two sees the other's write.
  */
 final class WakingWaitStrategy implements WaitStrategy {
-    private static final int SPINS = WakeableIdleStrategy.SPINS;
-    private static final int YIELDS = WakeableIdleStrategy.YIELDS;
+    /** {@code WakeableIdleStrategy.SPINS}: busy spins before yielding. */
+    static final int SPINS = 100;
+    /** {@code WakeableIdleStrategy.YIELDS}: yields before parking. */
+    static final int YIELDS = 20;
 
     private final AtomicInteger sleepers = new AtomicInteger();
     private final Set<Thread> parked = ConcurrentHashMap.newKeySet();

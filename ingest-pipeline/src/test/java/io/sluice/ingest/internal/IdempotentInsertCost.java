@@ -1,11 +1,7 @@
-package io.sluice.bench.ingest;
+package io.sluice.ingest.internal;
 
 import io.sluice.ingest.IngestConfig;
 import io.sluice.ingest.Strategy;
-import io.sluice.ingest.internal.ClickHouseHttp;
-import io.sluice.ingest.internal.ClickHouseTarget;
-import io.sluice.ingest.internal.IdempotentInsert;
-import io.sluice.ingest.internal.RowFormat;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -18,8 +14,14 @@ import java.util.Map;
  * alternating batches of each kind into two identical tables (plain MergeTree ordered by the offset columns),
  * one request at a time, JSONEachRow. Reports rows/s and per-batch latency percentiles.
  *
+ * <p>A measurement, not a test: it sits beside the statement it measures (test sources of ingest-pipeline, the
+ * statement's own package) so that no other module reaches into {@code io.sluice.ingest.internal} (issue 21). Run it
+ * from the module's test class path, against a running ClickHouse:
  * <pre>
- * java -cp ... io.sluice.bench.ingest.IdempotentInsertCost --clickhouse http://127.0.0.1:8123 [--rows 10000] [--batches 40]
+ * ./mvnw -q -o -pl ingest-pipeline -am test-compile dependency:build-classpath -Dmdep.outputFile=target/test.classpath
+ * java $(cat bench-harness/target/jvm.options) \
+ *   -cp ingest-pipeline/target/test-classes:ingest-pipeline/target/classes:$(cat ingest-pipeline/target/test.classpath) \
+ *   io.sluice.ingest.internal.IdempotentInsertCost --clickhouse http://127.0.0.1:8123 [--rows 10000] [--batches 40]
  * </pre>
  */
 public final class IdempotentInsertCost {

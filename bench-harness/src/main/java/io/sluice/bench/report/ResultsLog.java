@@ -18,7 +18,7 @@ import java.util.Locale;
  * samples keep the median, min, max and count (the only figures the report prints), so a report rendered from them
  * shows the same cells as the run's own. Logs written before rows carried a reason read "no reason recorded".
  *
- * <p>{@code java -cp benchmarks.jar io.sluice.bench.report.ResultsLog CONSOLE_LOG OUT_DIR} re-renders the report of
+ * <p>{@code java -cp bench-harness/target/sluice-bench.jar io.sluice.bench.report.ResultsLog CONSOLE_LOG OUT_DIR} re-renders the report of
  * that run with this code's verdict logic (tables only: notes and charts are not in the JSON).
  */
 public final class ResultsLog {

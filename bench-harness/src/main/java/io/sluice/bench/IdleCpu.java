@@ -31,7 +31,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the busiest thread groups by CPU and by wake-ups ({@link ThreadUsage}). A thread that wakes for nothing shows as
  * wake-ups per second with almost no CPU; each costs a context switch and keeps the core out of deep idle states.
  *
- * <pre>java $(cat jmh-benchmarks/target/jvm.options) -cp jmh-benchmarks/target/benchmarks.jar io.sluice.bench.IdleCpu [seconds] [partitions] [settle seconds, 5]</pre>
+ * <pre>java $(cat bench-harness/target/jvm.options) -cp bench-harness/target/sluice-bench.jar io.sluice.bench.IdleCpu [seconds] [partitions] [settle seconds, 5]</pre>
  */
 public final class IdleCpu {
     private IdleCpu() {

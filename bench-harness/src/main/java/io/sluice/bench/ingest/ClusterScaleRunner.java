@@ -25,7 +25,7 @@ import java.util.concurrent.locks.LockSupport;
  * first replica of each shard). Rounds alternate between the targets.
  *
  * <pre>
- * java &lt;sluice.jvm.args&gt; -cp jmh-benchmarks/target/benchmarks.jar io.sluice.bench.ingest.ClusterScaleRunner [EVENTS] [ROUNDS]
+ * java &lt;sluice.jvm.args&gt; -cp bench-harness/target/sluice-bench.jar io.sluice.bench.ingest.ClusterScaleRunner [EVENTS] [ROUNDS]
  * </pre>
  */
 public final class ClusterScaleRunner {

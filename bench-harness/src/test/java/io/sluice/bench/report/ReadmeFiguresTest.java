@@ -11,9 +11,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * README.md's benchmark figures are generated from the committed run in jmh-benchmarks/results (the same run as its
+ * README.md's benchmark figures are generated from the committed run in bench-harness/results (the same run as its
  * REPORT.md); this test fails when they drift. Regenerate with {@code scripts/readme-figures}, or with
- * {@code ./mvnw -o -pl jmh-benchmarks -am verify -Dtest=ReadmeFiguresTest -Dsurefire.failIfNoSpecifiedTests=false
+ * {@code ./mvnw -o -pl bench-harness -am verify -Dtest=ReadmeFiguresTest -Dsurefire.failIfNoSpecifiedTests=false
  * -Dsluice.docs.regenerate=true}.
  */
 class ReadmeFiguresTest {
@@ -28,7 +28,7 @@ class ReadmeFiguresTest {
             Files.writeString(README, generated, StandardCharsets.UTF_8);
             doc = generated;
         }
-        assertThat(doc).as("README.md's benchmark figures differ from jmh-benchmarks/results; run scripts/readme-figures "
+        assertThat(doc).as("README.md's benchmark figures differ from bench-harness/results; run scripts/readme-figures "
                 + "(see this test's Javadoc)").isEqualTo(generated);
     }
 

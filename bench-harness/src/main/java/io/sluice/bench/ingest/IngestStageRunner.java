@@ -12,7 +12,6 @@ import io.sluice.ingest.IngestConfig;
 import io.sluice.ingest.IngestPipeline;
 import io.sluice.ingest.RowBinaryWriter;
 import io.sluice.ingest.Strategy;
-import io.sluice.ingest.internal.ClickHouseHttp;
 import org.HdrHistogram.Recorder;
 import org.HdrHistogram.Histogram;
 
@@ -25,7 +24,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -36,7 +34,7 @@ import java.util.stream.Stream;
  * Runs one ingest stage end to end and measures what the reference measured (producer-side throughput, average
  * and P99 latency until the write was confirmed, heap) plus what it did not: rows per second actually landed in
  * ClickHouse (counted there) and ingest→queryable latency. Also measures the raw ceiling: pre-built 10,000-row
- * batches inserted straight over HTTP. Used by jmh-benchmarks' stage report and runnable on its own:
+ * batches inserted straight over HTTP. Used by the harness's ingest-stages report and runnable on its own:
  * {@code java ... io.sluice.bench.ingest.IngestStageRunner --clickhouse URL --redis URL [--scale 1.0]}.
  *
  * <p>Rows are {@code {"id":i,"name":"n<i>","value":3i}} into {@code (id UInt64, name String, value Int64)
@@ -68,11 +66,11 @@ public final class IngestStageRunner {
     }
 
     private final Target target;
-    private final ClickHouseHttp http;
+    private final ClickHouseRequests http;
 
     public IngestStageRunner(Target target) {
         this.target = target;
-        this.http = new ClickHouseHttp(target.clickHouseUrl(), "default", "", Duration.ofSeconds(60), "bench");
+        this.http = new ClickHouseRequests(target.clickHouseUrl(), Duration.ofSeconds(60));
         http.query("CREATE DATABASE IF NOT EXISTS " + target.database());
     }
 
@@ -283,10 +281,10 @@ public final class IngestStageRunner {
             body = sb.toString().getBytes(StandardCharsets.UTF_8);
         }
         String sql = rowBinary ? "INSERT INTO " + table + " (id, name, value) FORMAT RowBinary" : "INSERT INTO " + table + " FORMAT JSONEachRow";
-        http.insert(sql, Map.of(), body, 0, body.length); // warm-up
+        http.insert(sql, body); // warm-up
         long start = System.nanoTime();
         for (int b = 0; b < batches; b++) {
-            http.insert(sql, Map.of(), body, 0, body.length);
+            http.insert(sql, body);
         }
         double secs = (System.nanoTime() - start) / 1e9;
         return (double) batches * rows / secs;

@@ -37,13 +37,13 @@ import picocli.CommandLine.Parameters;
 /**
  * The scenario harness: {@code bin/sluice-bench SCENARIO [--quick] [options]} runs one scenario and prints its
  * tables and one line of JSON; {@code bin/sluice-bench all} runs them all and writes
- * {@code jmh-benchmarks/results/REPORT.md} with SVG charts. Exit status: 0 when every scenario ran (rows that need a
+ * {@code bench-harness/results/REPORT.md} with SVG charts. Exit status: 0 when every scenario ran (rows that need a
  * component missing from this build are reported "not available"), 1 when a scenario failed, 2 for bad usage.
  * The command line is parsed by picocli ({@code --help} is generated).
  */
 @Command(name = "sluice-bench", mixinStandardHelpOptions = true, sortOptions = false, synopsisHeading = "usage: ",
         description = {"Runs a benchmark scenario: its tables, then one JSON line. 'all' runs every scenario and writes "
-                + "jmh-benchmarks/results/REPORT.md with SVG charts.",
+                + "bench-harness/results/REPORT.md with SVG charts.",
                 "Microbenchmarks (JMH): java -jar jmh-benchmarks/target/benchmarks.jar BusPublishBenchmark -rf json"},
         footer = {"", "Exit codes: 0 every scenario ran, 1 a scenario failed, 2 bad usage."})
 public final class Bench implements Callable<Integer> {
@@ -68,8 +68,8 @@ public final class Bench implements Callable<Integer> {
     Integer iterations;
     @Option(names = "--warmups", paramLabel = "N", defaultValue = "1", description = "warm-up runs per configuration (default: ${DEFAULT-VALUE})")
     int warmups;
-    @Option(names = "--results-dir", paramLabel = "DIR", description = "where 'all' writes the report (default jmh-benchmarks/results; "
-            + "with --quick: jmh-benchmarks/target/results-quick)")
+    @Option(names = "--results-dir", paramLabel = "DIR", description = "where 'all' writes the report (default bench-harness/results; "
+            + "with --quick: bench-harness/target/results-quick)")
     Path resultsDir;
     @Option(names = "--work-dir", paramLabel = "DIR", description = "parent of temporary data directories (default java.io.tmpdir)")
     Path workDir = Path.of(System.getProperty("java.io.tmpdir"));
@@ -143,7 +143,7 @@ public final class Bench implements Callable<Integer> {
         }
         // quick figures mean nothing: keep them away from the committed report
         Path reportDir = resultsDir != null ? resultsDir
-                : quick ? Path.of("jmh-benchmarks", "target", "results-quick") : Path.of("jmh-benchmarks", "results");
+                : quick ? Path.of("bench-harness", "target", "results-quick") : Path.of("bench-harness", "results");
         BenchOptions options = new BenchOptions(quick, warmups, iterations == null ? (quick ? 2 : 5) : iterations,
                 reportDir, workDir, waitStrategy, notes, extra);
         List<Scenario> selected = new ArrayList<>();
@@ -170,7 +170,7 @@ public final class Bench implements Callable<Integer> {
         environment.add("load average at the end: " + loadAverage());
         if (!results.isEmpty()) {
             // 'all' writes the committed report; one scenario writes its own under target/ (to compare or splice in)
-            Path dir = which.equals("all") ? options.resultsDir() : Path.of("jmh-benchmarks", "target", "results-" + which);
+            Path dir = which.equals("all") ? options.resultsDir() : Path.of("bench-harness", "target", "results-" + which);
             try {
                 Path report = MarkdownReport.write(dir, results, environment, options.quick());
                 System.out.println("report: " + report.toAbsolutePath());

@@ -33,7 +33,7 @@ import java.util.stream.Stream;
  * so other processes on the machine do not inflate it) and of clickhouse-server, per million rows.
  *
  * <pre>
- * java &lt;sluice.jvm.args&gt; -cp jmh-benchmarks/target/benchmarks.jar io.sluice.bench.ingest.OffsetRangeDrain \
+ * java &lt;sluice.jvm.args&gt; -cp bench-harness/target/sluice-bench.jar io.sluice.bench.ingest.OffsetRangeDrain \
  *     [--rows 200000] [--batch-rows 10000] [--runs 3]
  * </pre>
  *
