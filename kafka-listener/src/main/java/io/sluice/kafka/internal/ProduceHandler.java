@@ -160,7 +160,10 @@ final class ProduceHandler implements ApiHandler {
         public void run() {
             if (!request.connection().isActive()) {
                 for (int i = next; i < appends.size(); i++) {
-                    complete(appends.get(i), -1, new SluiceException.ClosedException("connection closed"));
+                    // through the completion: a batch whose sequence was already checked is forgotten again, so the
+                    // producer's retry on another connection is appended rather than waiting on this one
+                    Append append = appends.get(i);
+                    new Completion(append).onCompletion(append.tp.partition(), -1, new SluiceException.ClosedException("connection closed"));
                 }
                 next = appends.size();
                 release();

@@ -10,7 +10,7 @@ import org.apache.kafka.common.errors.DuplicateSequenceException;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -34,6 +34,12 @@ import java.util.concurrent.ConcurrentHashMap;
 final class ProducerStates {
     static final int CACHED_BATCHES = 5;
     static final long SCAN_RECORDS = 1_000_000;
+    /**
+     * Producers remembered per partition, least recently used evicted first (Kafka expires them after
+     * producer.id.expiration.ms): bounds the state however many producer ids clients make. An evicted producer that
+     * comes back mid-sequence is refused OUT_OF_ORDER_SEQUENCE_NUMBER, and the Java client then starts a new epoch.
+     */
+    static final int MAX_PRODUCERS_PER_PARTITION = 10_000;
 
     private static final int BASE_OFFSET = 0;
     private static final int PRODUCER_ID = 43;
@@ -89,14 +95,14 @@ final class ProducerStates {
         entry.baseOffset.completeExceptionally(error);
     }
 
-    /** Forgets a partition's state (its topic was deleted). */
-    void forget(TopicPartition tp) {
-        partitions.remove(tp);
-    }
-
     private static final class PartitionState {
         final TopicPartition tp;
-        final Map<Long, ProducerEntry> producers = new HashMap<>();
+        final Map<Long, ProducerEntry> producers = new LinkedHashMap<>(16, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<Long, ProducerEntry> eldest) {
+                return size() > MAX_PRODUCERS_PER_PARTITION;
+            }
+        };
         boolean loaded;
 
         PartitionState(TopicPartition tp) {
