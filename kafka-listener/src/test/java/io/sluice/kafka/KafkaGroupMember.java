@@ -12,7 +12,8 @@ import java.util.Properties;
 
 /**
  * A KafkaConsumer group member in a child JVM, for tests that SIGKILL it: joins {@code args[1]} on topic
- * {@code args[2]} at {@code args[0]}, prints "assigned" once it owns partitions, then polls until killed.
+ * {@code args[2]} at {@code args[0]}, prints "assigned GENERATION PARTITIONS" on every assignment, then polls until
+ * killed.
  */
 public final class KafkaGroupMember {
     static final int SESSION_TIMEOUT_MS = 6_000;
@@ -31,7 +32,8 @@ public final class KafkaGroupMember {
         p.put("session.timeout.ms", Integer.toString(SESSION_TIMEOUT_MS));
         p.put("heartbeat.interval.ms", "500");
         p.put("max.poll.interval.ms", "20000");
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p)) {
+        KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p);
+        try (consumer) {
             consumer.subscribe(List.of(args[2]), new ConsumerRebalanceListener() {
                 @Override
                 public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
@@ -39,10 +41,11 @@ public final class KafkaGroupMember {
 
                 @Override
                 public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-                    if (!partitions.isEmpty()) {
-                        System.out.println("assigned");
-                        System.out.flush();
-                    }
+                    // "assigned <generation> <topic-partition,...>": the parent checks owners per generation
+                    StringBuilder line = new StringBuilder("assigned ").append(consumer.groupMetadata().generationId()).append(' ');
+                    partitions.forEach(tp -> line.append(tp).append(','));
+                    System.out.println(line);
+                    System.out.flush();
                 }
             });
             while (true) {

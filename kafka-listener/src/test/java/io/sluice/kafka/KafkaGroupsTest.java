@@ -92,7 +92,7 @@ class KafkaGroupsTest {
             Member a = new Member(kafka, "a", consumed);
             Await.until("a owns all 4 partitions", DEADLINE, () -> a.assignment.size() == 4);
             try (ChildJvm child = ChildJvm.start(KafkaGroupMember.class, kafka.bootstrap(), "workers", "orders")) {
-                assertThat(child.readLine()).isEqualTo("assigned");
+                assertThat(child.readLine()).startsWith("assigned");
                 Await.until("a shares the partitions with the child", DEADLINE, () -> a.assignment.size() == 2);
                 child.kill();
                 long killedAt = System.nanoTime();
@@ -103,6 +103,60 @@ class KafkaGroupsTest {
             List<String> produced = produce(kafka, 0, 100);
             Await.until("a reads every partition", DEADLINE, () -> consumed.containsAll(produced));
             a.close();
+        }
+    }
+
+    @Test
+    void aMemberPausedPastItsSessionLosesItsPartitionsAndNoPartitionHasTwoOwnersInAGeneration() throws Exception {
+        try (KafkaListenerFixture kafka = KafkaListenerFixture.start(dir)) {
+            kafka.broker.createTopic(TopicConfig.of("orders", 4));
+            Member a = new Member(kafka, "a", ConcurrentHashMap.newKeySet());
+            Await.until("a owns all 4 partitions", DEADLINE, () -> a.assignment.size() == 4);
+            Process child = new ProcessBuilder(ChildJvm.command("256m", KafkaGroupMember.class, kafka.bootstrap(), "workers", "orders"))
+                    .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            Map<Integer, Set<String>> childByGeneration = new ConcurrentHashMap<>();
+            Thread reader = new Thread(() -> {
+                try (var lines = new java.io.BufferedReader(new java.io.InputStreamReader(child.getInputStream(),
+                        java.nio.charset.StandardCharsets.UTF_8))) {
+                    for (String line; (line = lines.readLine()) != null; ) {
+                        String[] f = line.split(" ", 3);
+                        Set<String> owned = new HashSet<>();
+                        for (String tp : (f.length > 2 ? f[2] : "").split(",")) {
+                            if (!tp.isBlank()) {
+                                owned.add(tp);
+                            }
+                        }
+                        childByGeneration.put(Integer.parseInt(f[1]), owned);
+                    }
+                } catch (java.io.IOException closed) {
+                    // the child is gone
+                }
+            }, "child-member-stdout");
+            reader.start();
+            try {
+                Await.until("a and the child share the partitions", DEADLINE,
+                        () -> a.assignment.size() == 2 && childByGeneration.values().stream().anyMatch(s -> s.size() == 2));
+                int pausedIn = childByGeneration.keySet().stream().mapToInt(Integer::intValue).max().orElseThrow();
+
+                assertThat(io.sluice.testkit.Signals.send(child.pid(), "STOP")).isTrue();
+                Await.until("a owns all 4 partitions once the paused member's session expired", DEADLINE,
+                        () -> a.assignment.size() == 4);
+                assertThat(io.sluice.testkit.Signals.send(child.pid(), "CONT")).isTrue();
+                Await.until("the resumed member rejoins in a later generation", DEADLINE,
+                        () -> childByGeneration.keySet().stream().anyMatch(g -> g > pausedIn)
+                                && childByGeneration.get(childByGeneration.keySet().stream().max(Integer::compare).orElseThrow()).size() == 2
+                                && a.assignment.size() == 2);
+            } finally {
+                child.destroyForcibly();
+                child.waitFor(30, TimeUnit.SECONDS);
+                reader.join(10_000);
+            }
+            a.close();
+            for (Map.Entry<Integer, Set<String>> e : childByGeneration.entrySet()) {
+                Set<String> parent = a.byGeneration.getOrDefault(e.getKey(), Set.of());
+                assertThat(parent).as("generation " + e.getKey() + ": owned by both").doesNotContainAnyElementsOf(e.getValue());
+            }
+            assertThat(a.byGeneration.keySet()).as("a saw the generations with and without the child").hasSizeGreaterThanOrEqualTo(4);
         }
     }
 
@@ -187,6 +241,8 @@ class KafkaGroupsTest {
     static final class Member implements AutoCloseable {
         final KafkaConsumer<String, String> consumer;
         final Set<TopicPartition> assignment = new CopyOnWriteArraySet<>();
+        /** generation → the partitions this member was given in it ("topic-partition") */
+        final Map<Integer, Set<String>> byGeneration = new ConcurrentHashMap<>();
         final Thread thread;
         volatile boolean running = true;
         volatile String memberId;
@@ -205,6 +261,9 @@ class KafkaGroupsTest {
                     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
                         assignment.addAll(partitions);
                         memberId = consumer.groupMetadata().memberId();
+                        Set<String> owned = new HashSet<>();
+                        partitions.forEach(tp -> owned.add(tp.toString()));
+                        byGeneration.put(consumer.groupMetadata().generationId(), owned);
                     }
 
                     @Override

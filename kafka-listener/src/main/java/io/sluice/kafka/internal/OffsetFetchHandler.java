@@ -4,6 +4,11 @@ import io.sluice.core.ClassicGroups;
 import io.sluice.core.TopicPartition;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetFetchResponseData;
+import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponseGroup;
+import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponsePartition;
+import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponsePartitions;
+import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponseTopic;
+import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponseTopics;
 import org.apache.kafka.common.protocol.Errors;
 
 import java.util.ArrayList;
@@ -36,19 +41,15 @@ final class OffsetFetchHandler implements ApiHandler {
                 if (data.topics() != null) {
                     wanted = new ArrayList<>();
                     for (OffsetFetchRequestData.OffsetFetchRequestTopic t : data.topics()) {
-                        for (int p : t.partitionIndexes()) {
-                            wanted.add(new TopicPartition(t.name(), p));
-                        }
+                        partitions(t.name(), t.partitionIndexes(), wanted);
                     }
                 }
-                for (Map.Entry<String, Map<Integer, Long>> t : byTopic(groups.committedOffsets(data.groupId(), wanted)).entrySet()) {
-                    OffsetFetchResponseData.OffsetFetchResponseTopic topic = new OffsetFetchResponseData.OffsetFetchResponseTopic()
-                            .setName(t.getKey());
-                    t.getValue().forEach((p, offset) -> topic.partitions().add(new OffsetFetchResponseData.OffsetFetchResponsePartition()
-                            .setPartitionIndex(p).setCommittedOffset(offset).setCommittedLeaderEpoch(-1).setMetadata("")
-                            .setErrorCode(Errors.NONE.code())));
-                    response.topics().add(topic);
-                }
+                byTopic(groups.committedOffsets(data.groupId(), wanted)).forEach((topic, offsets) -> {
+                    OffsetFetchResponseTopic out = new OffsetFetchResponseTopic().setName(topic);
+                    offsets.forEach((p, offset) -> out.partitions().add(new OffsetFetchResponsePartition()
+                            .setPartitionIndex(p).setCommittedOffset(offset).setCommittedLeaderEpoch(-1).setMetadata("")));
+                    response.topics().add(out);
+                });
                 response.setErrorCode(Errors.NONE.code());
             } else {
                 for (OffsetFetchRequestData.OffsetFetchRequestGroup g : data.groups()) {
@@ -56,26 +57,29 @@ final class OffsetFetchHandler implements ApiHandler {
                     if (g.topics() != null) {
                         wanted = new ArrayList<>();
                         for (OffsetFetchRequestData.OffsetFetchRequestTopics t : g.topics()) {
-                            for (int p : t.partitionIndexes()) {
-                                wanted.add(new TopicPartition(t.name(), p));
-                            }
+                            partitions(t.name(), t.partitionIndexes(), wanted);
                         }
                     }
-                    OffsetFetchResponseData.OffsetFetchResponseGroup group = new OffsetFetchResponseData.OffsetFetchResponseGroup()
-                            .setGroupId(g.groupId()).setErrorCode(Errors.NONE.code());
-                    for (Map.Entry<String, Map<Integer, Long>> t : byTopic(groups.committedOffsets(g.groupId(), wanted)).entrySet()) {
-                        OffsetFetchResponseData.OffsetFetchResponseTopics topic = new OffsetFetchResponseData.OffsetFetchResponseTopics()
-                                .setName(t.getKey());
-                        t.getValue().forEach((p, offset) -> topic.partitions().add(new OffsetFetchResponseData.OffsetFetchResponsePartitions()
-                                .setPartitionIndex(p).setCommittedOffset(offset).setCommittedLeaderEpoch(-1).setMetadata("")
-                                .setErrorCode(Errors.NONE.code())));
-                        group.topics().add(topic);
-                    }
+                    OffsetFetchResponseGroup group = new OffsetFetchResponseGroup().setGroupId(g.groupId());
+                    byTopic(groups.committedOffsets(g.groupId(), wanted)).forEach((topic, offsets) -> {
+                        OffsetFetchResponseTopics out = new OffsetFetchResponseTopics().setName(topic);
+                        offsets.forEach((p, offset) -> out.partitions().add(new OffsetFetchResponsePartitions()
+                                .setPartitionIndex(p).setCommittedOffset(offset).setCommittedLeaderEpoch(-1).setMetadata("")));
+                        group.topics().add(out);
+                    });
                     response.groups().add(group);
                 }
             }
             request.respond(response);
         });
+    }
+
+    private static void partitions(String topic, List<Integer> indexes, List<TopicPartition> out) {
+        for (int p : indexes) {
+            if (topic != null && p >= 0) {
+                out.add(new TopicPartition(topic, p));
+            }
+        }
     }
 
     private static Map<String, Map<Integer, Long>> byTopic(Map<TopicPartition, Long> offsets) {

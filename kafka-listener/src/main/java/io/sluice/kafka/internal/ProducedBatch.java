@@ -13,6 +13,7 @@ import org.apache.kafka.common.record.Record;
 import org.apache.kafka.common.record.RecordBatch;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.utils.BufferSupplier;
+import org.apache.kafka.common.utils.ByteUtils;
 import org.apache.kafka.common.utils.CloseableIterator;
 
 import java.nio.ByteBuffer;
@@ -40,6 +41,9 @@ import java.util.List;
  */
 record ProducedBatch(ByteBuffer bytes, int recordCount, long producerId, short producerEpoch, int baseSequence,
                      boolean rebuilt) {
+    /** RecordBatch v2 header offsets. */
+    private static final int RECORDS_COUNT_OFFSET = 57;
+    private static final int RECORDS_OFFSET = 61;
 
     int lastSequence() {
         return baseSequence < 0 ? -1 : (int) ((baseSequence + (long) recordCount - 1) % (Integer.MAX_VALUE + 1L));
@@ -99,9 +103,22 @@ record ProducedBatch(ByteBuffer bytes, int recordCount, long producerId, short p
         if (batch.isTransactional()) {
             throw new InvalidRecordException("transactional batches are not accepted: Sluice does not support transactions");
         }
-        int count = 0;
         boolean rebuild = batch.isCompressed() || batch.timestampType() == TimestampType.LOG_APPEND_TIME;
-        List<Record> kept = rebuild ? new ArrayList<>() : null;
+        if (!rebuild) {
+            ByteBuffer whole = records.buffer();
+            int start = whole.position() + end - batch.sizeInBytes();
+            ByteBuffer slice = whole.duplicate();
+            slice.limit(start + batch.sizeInBytes()).position(start);
+            slice = slice.slice();
+            int count = walkUncompressed(slice, maxEventSize);
+            if (batch.lastOffset() - batch.baseOffset() != count - 1) {
+                throw new InvalidRecordException("last offset delta " + (batch.lastOffset() - batch.baseOffset())
+                        + " disagrees with " + count + " records");
+            }
+            return new ProducedBatch(slice, count, batch.producerId(), batch.producerEpoch(), batch.baseSequence(), false);
+        }
+        int count = 0;
+        List<Record> kept = new ArrayList<>();
         try (CloseableIterator<Record> it = batch.streamingIterator(BufferSupplier.NO_CACHING)) {
             while (it.hasNext()) {
                 Record record = it.next();
@@ -110,9 +127,7 @@ record ProducedBatch(ByteBuffer bytes, int recordCount, long producerId, short p
                             + (record.offset() - batch.baseOffset()) + ", expected " + count);
                 }
                 checkRecord(record, count, maxEventSize);
-                if (kept != null) {
-                    kept.add(record);
-                }
+                kept.add(record);
                 count++;
             }
         }
@@ -123,22 +138,95 @@ record ProducedBatch(ByteBuffer bytes, int recordCount, long producerId, short p
             throw new InvalidRecordException("last offset delta " + (batch.lastOffset() - batch.baseOffset())
                     + " disagrees with " + count + " records");
         }
-        if (!rebuild) {
-            ByteBuffer whole = records.buffer();
-            int start = whole.position() + end - batch.sizeInBytes();
-            ByteBuffer slice = whole.duplicate();
-            slice.limit(start + batch.sizeInBytes()).position(start);
-            return new ProducedBatch(slice.slice(), count, batch.producerId(), batch.producerEpoch(), batch.baseSequence(), false);
-        }
         return new ProducedBatch(rebuildUncompressed(batch, kept), count, batch.producerId(), batch.producerEpoch(),
                 batch.baseSequence(), true);
+    }
+
+    /**
+     * Walks the records of an uncompressed batch (CRC already checked) without allocating, with the same checks as
+     * {@link #checkRecord}: each record's varint framing inside its length, offset deltas 0, 1, 2, …, a value, header
+     * values, Sluice's size bound. Record layout (DefaultRecord):
+     * <pre>
+     * length varint | attributes int8 | timestampDelta varlong | offsetDelta varint | keyLength varint | key
+     * | valueLength varint | value | headerCount varint | [headerKeyLength varint | key | headerValueLength varint | value]
+     * </pre>
+     *
+     * @return the number of records
+     */
+    private static int walkUncompressed(ByteBuffer batch, int maxEventSize) {
+        int declared = batch.getInt(RECORDS_COUNT_OFFSET);
+        ByteBuffer in = batch.duplicate();
+        in.position(RECORDS_OFFSET);
+        int count = 0;
+        try {
+            while (in.hasRemaining()) {
+                int length = ByteUtils.readVarint(in);
+                int recordEnd = in.position() + length;
+                if (length < 1 || recordEnd > in.limit()) {
+                    throw new CorruptRecordException("record " + count + " of length " + length + " overruns its batch");
+                }
+                in.get(); // attributes (unused in v2)
+                ByteUtils.readVarlong(in); // timestamp delta
+                int offsetDelta = ByteUtils.readVarint(in);
+                if (offsetDelta != count) {
+                    throw new InvalidRecordException("record " + count + " has offset delta " + offsetDelta + ", expected " + count);
+                }
+                long size = 26L + skipBytes(in, ByteUtils.readVarint(in), true, count, "key", recordEnd);
+                int valueLength = ByteUtils.readVarint(in);
+                if (valueLength < 0) {
+                    throw new InvalidRecordException("record " + count + " has a null value: Sluice stores values (no tombstones)");
+                }
+                size += skipBytes(in, valueLength, false, count, "value", recordEnd);
+                int headers = ByteUtils.readVarint(in);
+                if (headers < 0 || headers > recordEnd - in.position()) {
+                    throw new CorruptRecordException("record " + count + " has " + headers + " headers");
+                }
+                for (int h = 0; h < headers; h++) {
+                    size += 6L + skipBytes(in, ByteUtils.readVarint(in), false, count, "header key", recordEnd);
+                    int headerValue = ByteUtils.readVarint(in);
+                    if (headerValue < 0) {
+                        throw new InvalidRecordException("record " + count + " has a header with a null value");
+                    }
+                    size += skipBytes(in, headerValue, false, count, "header value", recordEnd);
+                }
+                if (in.position() != recordEnd) {
+                    throw new CorruptRecordException("record " + count + " has " + (recordEnd - in.position())
+                            + " bytes left after its fields");
+                }
+                if (size > maxEventSize) {
+                    throw new RecordTooLargeException("record " + count + " is " + size + " bytes, over max.event.size=" + maxEventSize);
+                }
+                count++;
+            }
+        } catch (java.nio.BufferUnderflowException | IllegalArgumentException e) {
+            throw new CorruptRecordException("record " + count + " is malformed: " + e);
+        }
+        if (count == 0 || count != declared) {
+            throw new InvalidRecordException("batch declares " + declared + " records and holds " + count);
+        }
+        return count;
+    }
+
+    /** Skips a length-prefixed field's bytes (-1: null, allowed for keys only); returns its size for the size bound. */
+    private static int skipBytes(ByteBuffer in, int length, boolean nullable, int record, String what, int recordEnd) {
+        if (length < 0) {
+            if (nullable && length == -1) {
+                return 0;
+            }
+            throw new InvalidRecordException("record " + record + " has a " + what + " of length " + length);
+        }
+        if (length > recordEnd - in.position()) {
+            throw new CorruptRecordException("record " + record + "'s " + what + " of " + length + " bytes overruns the record");
+        }
+        in.position(in.position() + length);
+        return length;
     }
 
     private static void checkRecord(Record record, int index, int maxEventSize) {
         if (!record.hasValue()) {
             throw new InvalidRecordException("record " + index + " has a null value: Sluice stores values (no tombstones)");
         }
-        long size = 26L + record.keySize() + record.valueSize();
+        long size = 26L + Math.max(0, record.keySize()) + record.valueSize();
         for (Header h : record.headers()) {
             if (h.value() == null) {
                 throw new InvalidRecordException("record " + index + " has header '" + h.key() + "' with a null value");

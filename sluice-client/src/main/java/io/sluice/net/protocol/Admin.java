@@ -21,8 +21,8 @@ import java.util.TreeSet;
  * DESCRIBE_GROUP  request:  groupId string
  *                 response: groupId string | topic string (null: unknown) | generation int32
  *                           | members [memberId string | assignment [topic string | partition int32]]
- *                           | partitions [partition int32 | committed int64 (-1: none) | startOffset int64
- *                                         | endOffset int64 | lag int64 | member string (null: unowned)]
+ *                           | partitions [topic string (v1+) | partition int32 | committed int64 (-1: none)
+ *                                         | startOffset int64 | endOffset int64 | lag int64 | member string (null: unowned)]
  * RESET_OFFSETS   request:  groupId string | topic string | kind int8 | value int64 | execute bool
  *                           kind: 0 to-earliest, 1 to-latest, 2 to-offset, 3 to-datetime (value: epoch ms),
  *                                 4 shift-by (value: signed delta)
@@ -60,7 +60,10 @@ public final class Admin {
 
     // ----------------------------------------------------------------- DESCRIBE_GROUP
 
-    public static void writeGroupStatus(ByteBuf out, GroupStatus s) {
+    /** DESCRIBE_GROUP from this version on: every partition row starts with its topic. */
+    public static final short VERSION_ROW_TOPICS = 1;
+
+    public static void writeGroupStatus(ByteBuf out, GroupStatus s, short version) {
         Wire.writeString(out, s.groupId());
         Wire.writeString(out, s.topic());
         out.writeInt(s.generation());
@@ -74,7 +77,9 @@ public final class Admin {
         });
         out.writeInt(s.partitions().size());
         for (GroupStatus.PartitionLag p : s.partitions()) {
-            Wire.writeString(out, p.topic());
+            if (version >= VERSION_ROW_TOPICS) {
+                Wire.writeString(out, p.topic());
+            }
             out.writeInt(p.partition());
             out.writeLong(p.committed());
             out.writeLong(p.startOffset());
@@ -84,6 +89,7 @@ public final class Admin {
         }
     }
 
+    /** Reads the answer to the version this client sends ({@link ApiKey#maxVersion}). */
     public static GroupStatus readGroupStatus(ByteBuf in) {
         String groupId = Wire.readRequiredString(in, "groupId");
         String topic = Wire.readString(in);
@@ -102,7 +108,8 @@ public final class Admin {
         int partitionCount = Wire.readCount(in, 38, "partition");
         List<GroupStatus.PartitionLag> partitions = new ArrayList<>(partitionCount);
         for (int i = 0; i < partitionCount; i++) {
-            partitions.add(new GroupStatus.PartitionLag(Wire.readString(in), Wire.readInt(in), Wire.readLong(in), Wire.readLong(in),
+            String rowTopic = ApiKey.DESCRIBE_GROUP.maxVersion >= VERSION_ROW_TOPICS ? Wire.readString(in) : topic;
+            partitions.add(new GroupStatus.PartitionLag(rowTopic, Wire.readInt(in), Wire.readLong(in), Wire.readLong(in),
                     Wire.readLong(in), Wire.readLong(in), Wire.readString(in)));
         }
         Wire.expectEnd(in, "describe group response");

@@ -20,7 +20,7 @@ public enum ApiKey {
     AUTHENTICATE(11),
     // operator APIs (docs/PROTOCOL.md, "Administration"): ids from 20 up, leaving 12-19 to group-protocol growth
     LIST_GROUPS(20),
-    DESCRIBE_GROUP(21),
+    DESCRIBE_GROUP(21, 0, 1), // 1: each lag row names its topic (a Kafka group may read several; Admin.VERSION_ROW_TOPICS)
     RESET_OFFSETS(22),
     DELETE_TOPIC(23),
     ALTER_TOPIC(24);

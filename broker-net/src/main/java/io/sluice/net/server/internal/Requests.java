@@ -138,7 +138,7 @@ final class Requests {
                 Wire.expectEnd(body, "describe group request");
                 onAdminThread(conn, seq, cid, () -> {
                     GroupStatus status = new GroupAdmin(broker).describe(groupId);
-                    return out -> Admin.writeGroupStatus(out, status);
+                    return out -> Admin.writeGroupStatus(out, status, version);
                 });
             }
             case RESET_OFFSETS -> {
