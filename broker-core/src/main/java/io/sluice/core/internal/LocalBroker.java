@@ -26,6 +26,7 @@ import io.sluice.core.internal.client.LocalProducer;
 import io.sluice.core.internal.client.PushConsumer;
 import io.sluice.core.internal.group.GroupCoordinator;
 import io.sluice.core.internal.journal.ChronicleSupport;
+import io.sluice.core.internal.journal.ChronicleSwitches;
 import io.sluice.core.internal.journal.JournalProgress;
 import io.sluice.core.internal.journal.JournalReader;
 import io.sluice.records.CheckedBatch;
@@ -62,7 +63,7 @@ public final class LocalBroker implements Broker, BrokerFront, LocalProducer.Rin
     private static final Logger LOG = LoggerFactory.getLogger(LocalBroker.class);
 
     static {
-        ChronicleSupport.disableTelemetry();
+        ChronicleSwitches.disableTelemetry();
     }
 
     private final BrokerConfig config;

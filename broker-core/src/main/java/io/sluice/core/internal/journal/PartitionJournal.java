@@ -59,7 +59,7 @@ public final class PartitionJournal implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionJournal.class);
 
     static {
-        ChronicleSupport.disableTelemetry();
+        ChronicleSwitches.disableTelemetry();
     }
 
     private final TopicPartition partition;
