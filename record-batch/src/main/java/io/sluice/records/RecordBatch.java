@@ -6,7 +6,7 @@ import java.util.zip.CRC32C;
 
 /**
  * A flyweight over one record batch in a {@link ByteBuffer}: Kafka's RecordBatch v2 (magic 2, big-endian, CRC32C),
- * the unit Sluice's journal stores (one batch per Chronicle document), PRODUCE v1 carries and FETCH v1 ships back
+ * the unit Sluice's journal stores (one batch per Chronicle document), PRODUCE carries and FETCH ships back
  * unchanged. Full diagram with the record layout: docs/journal-format.md.
  *
  * <pre>
