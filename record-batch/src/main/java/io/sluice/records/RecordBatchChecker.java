@@ -13,10 +13,29 @@ import java.nio.ByteBuffer;
  * key + value + 6 + key + value per header) of at most {@code maxEventSize}, and a max timestamp equal to the largest
  * record timestamp. Allocates only the {@link CheckedBatch} it returns.
  *
+ * <p>{@link #forIdempotentProducers()} accepts the same batches with producer id, epoch and base sequence set (any
+ * values: a Kafka-protocol front checks the sequences against its producer state), still uncompressed and not
+ * transactional; a front that receives compressed batches rebuilds them uncompressed before the check.
+ *
  * <p>Single-threaded and reusable: one per event loop.
  */
 public final class RecordBatchChecker {
     private final RecordBatchReader reader = new RecordBatchReader();
+    private final boolean producerIds;
+
+    /** The checker of Sluice's own producers' batches: no producer id, epoch or sequence. */
+    public RecordBatchChecker() {
+        this(false);
+    }
+
+    private RecordBatchChecker(boolean producerIds) {
+        this.producerIds = producerIds;
+    }
+
+    /** A checker that also accepts an idempotent producer's id, epoch and base sequence. */
+    public static RecordBatchChecker forIdempotentProducers() {
+        return new RecordBatchChecker(true);
+    }
 
     /**
      * @return the batch, typed as checked
@@ -31,8 +50,8 @@ public final class RecordBatchChecker {
                     + length + " bytes: one batch per request");
         }
         short attributes = batch.attributes();
-        if (attributes != 0 || batch.producerId() != RecordBatch.NO_PRODUCER_ID
-                || batch.producerEpoch() != RecordBatch.NO_PRODUCER_EPOCH || batch.baseSequence() != RecordBatch.NO_SEQUENCE) {
+        if (attributes != 0 || (!producerIds && (batch.producerId() != RecordBatch.NO_PRODUCER_ID
+                || batch.producerEpoch() != RecordBatch.NO_PRODUCER_EPOCH || batch.baseSequence() != RecordBatch.NO_SEQUENCE))) {
             throw new MalformedBatchException(batch.baseOffset(), "record batch attributes " + attributes
                     + " with producer id/epoch/sequence set: Sluice stores uncompressed, non-transactional,"
                     + " non-idempotent batches only (attributes 0, ids -1)");

@@ -121,6 +121,21 @@ public final class RecordBatchReader {
     }
 
     /**
+     * Moves past the next {@code n} records by their length prefixes alone, one varint each: how a read by offset gets
+     * to its record inside a batch (offsets are dense in a batch; {@link #advance} then checks the offset delta of the
+     * record it decodes).
+     */
+    public void skip(int n) {
+        if (n > count - index) {
+            throw malformed("cannot skip " + n + " records, " + (count - index) + " left in the batch");
+        }
+        for (int i = 0; i < n; i++) {
+            p = recordEnd();
+            consumed();
+        }
+    }
+
+    /**
      * Decodes the next record into this reader ({@link #offset}, {@link #timestamp}, {@link #keyOffset}, ...), checking
      * every length in it. Allocates nothing.
      */

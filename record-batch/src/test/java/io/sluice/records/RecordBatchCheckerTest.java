@@ -114,6 +114,12 @@ class RecordBatchCheckerTest {
         assertThatThrownBy(() -> check(ReferenceBatches.recrc(idempotent))).isInstanceOf(MalformedBatchException.class)
                 .hasMessageContaining("non-idempotent");
 
+        assertThat(RecordBatchChecker.forIdempotentProducers().checkProduced(ByteBuffer.wrap(idempotent), 0,
+                idempotent.length, MAX_EVENT_SIZE).recordCount()).as("a Kafka front's idempotent producer").isEqualTo(2);
+        byte[] idempotentGzip = compressed.clone();
+        assertThatThrownBy(() -> RecordBatchChecker.forIdempotentProducers().checkProduced(ByteBuffer.wrap(idempotentGzip), 0,
+                idempotentGzip.length, MAX_EVENT_SIZE)).isInstanceOf(MalformedBatchException.class).hasMessageContaining("attributes 1");
+
         byte[] wrongMax = write(records(0, 3));
         ByteBuffer.wrap(wrongMax).putLong(RecordBatch.MAX_TIMESTAMP_OFFSET, 1);
         assertThatThrownBy(() -> check(ReferenceBatches.recrc(wrongMax))).isInstanceOf(MalformedBatchException.class)

@@ -90,6 +90,24 @@ class RecordBatchReaderTest {
     }
 
     @Test
+    void skippingNRecordsByTheirLengthsLandsOnTheRecordAtThatOffset() {
+        byte[] bytes = batch(20, 6);
+        RecordBatchReader reader = new RecordBatchReader();
+        for (int n = 0; n <= 6; n++) {
+            reader.open(inside(bytes, false), 32, bytes.length, true);
+            reader.skip(n);
+            if (n < 6) {
+                reader.advance();
+                assertThat(reader.offset()).isEqualTo(20 + n);
+            } else {
+                assertThat(reader.hasNext()).isFalse();
+            }
+        }
+        reader.open(inside(bytes, false), 32, bytes.length, true);
+        assertThatThrownBy(() -> reader.skip(7)).isInstanceOf(MalformedBatchException.class).hasMessageContaining("6 left");
+    }
+
+    @Test
     void everyFlippedBitTheCrcCoversIsAMalformedBatch() {
         byte[] good = batch(40, 5);
         for (int at = RecordBatch.BATCH_LENGTH_OFFSET; at < good.length; at++) {

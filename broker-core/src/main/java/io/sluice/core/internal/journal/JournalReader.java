@@ -114,9 +114,8 @@ public final class JournalReader implements PartitionReader {
                             + " but the next journal batch starts at " + cursor.baseOffset(), null);
                 }
                 try {
-                    while (cursor.hasNext() && cursor.peekOffset() < position) {
-                        cursor.skip();
-                    }
+                    // dense: below nextOffset, so within the batch; next() checks the offset delta of what it decodes
+                    cursor.skip((int) (position - cursor.baseOffset()));
                 } catch (MalformedBatchException e) {
                     positioned = false;
                     throw journal.corrupt(position, e.getMessage());
