@@ -13,8 +13,8 @@ import java.nio.ByteBuffer;
  */
 final class BatchEventView implements EventView {
     private final RecordBatchReader reader = new RecordBatchReader();
-    /** a view of the slot's batch array, rewrapped only when the ring hands over another array (they are pooled) */
-    private ByteBuffer batch = ByteBuffer.allocate(0);
+    /** the slot's batch (a view the ring's batch memory keeps per buffer: nothing is allocated per batch) */
+    private ByteBuffer batch;
 
     private String topic;
     private int partition;
@@ -34,10 +34,7 @@ final class BatchEventView implements EventView {
         topic = slot.topic;
         partition = slot.partition;
         publishNanos = slot.publishNanos;
-        byte[] bytes = slot.batchBytes();
-        if (batch.array() != bytes) {
-            batch = ByteBuffer.wrap(bytes);
-        }
+        batch = slot.batchBytes();
         baseOffset = slot.offset;
         reader.open(batch, 0, slot.batchLength, false); // checked whole before it entered the ring
     }

@@ -114,7 +114,6 @@ public final class PartitionJournal implements AutoCloseable {
     private ByteBuffer batchBuffer = ByteBuffer.allocate(INITIAL_BATCH_BUFFER);
     /** the header of a producer's batch, rewritten in place before it is stored (journal writer thread) */
     private final RecordBatch producedHeader = new RecordBatch();
-    private ByteBuffer producedBytes = ByteBuffer.allocate(0);
     /** read-side copy of stored headers for recovery (the opening thread) */
     private final StoredBatch recovered = new StoredBatch();
 
@@ -318,8 +317,8 @@ public final class PartitionJournal implements AutoCloseable {
         batchWriter.begin(batchBuffer, 0);
     }
 
-    /** Writes {@code length} bytes of {@code batch} as one document. */
-    private void writeDocument(byte[] batch, int length) {
+    /** Writes {@code batch[offset, offset + length)} as one document. */
+    private void writeDocument(byte[] batch, int offset, int length) {
         checkDiskSpace();
         DocumentContext dc = null;
         try {
@@ -329,7 +328,7 @@ public final class PartitionJournal implements AutoCloseable {
                 appender.singleThreadedCheckDisabled(true);
             }
             dc = appender.writingDocument();
-            dc.wire().bytes().write(batch, 0, length);
+            dc.wire().bytes().write(batch, offset, length);
             dc.close();
         } catch (Throwable t) {
             if (dc != null) {
@@ -347,22 +346,20 @@ public final class PartitionJournal implements AutoCloseable {
 
     /**
      * Appends a record batch a producer encoded (RecordBatch v2 of {@code count} records in {@code batch[0, length)},
-     * checked by the network front: framing, CRC32C, records) as one document, byte for byte but the base offset,
-     * which becomes the next offset. No batch may be open. Journal writer thread only.
+     * a heap buffer, checked before it entered the ring: a {@code CheckedBatch}, or the embedded producer's own
+     * writer) as one document, byte for byte but the base offset, which becomes the next offset (written into
+     * {@code batch} too). No batch may be open. Journal writer thread only.
      *
      * @return the base offset: record {@code i} of the batch has offset {@code base + i}
      * @throws SluiceException.JournalException if the disk is (nearly) full or the write failed; nothing was appended
      */
-    public long appendBatch(byte[] batch, int length, int count) {
+    public long appendBatch(ByteBuffer batch, int length, int count) {
         if (batchWriter.isOpen()) {
             throw new IllegalStateException(partition + ": a batch is open");
         }
         long base = endOffset;
-        if (producedBytes.array() != batch) {
-            producedBytes = ByteBuffer.wrap(batch); // ring batch buffers are pooled: rarely a new array
-        }
-        producedHeader.wrap(producedBytes, 0, length).baseOffset(base);
-        writeDocument(batch, length);
+        producedHeader.wrap(batch, 0, length).baseOffset(base);
+        writeDocument(batch.array(), batch.arrayOffset(), length);
         committed(base, count);
         return base;
     }
@@ -424,7 +421,7 @@ public final class PartitionJournal implements AutoCloseable {
         long base = endOffset;
         int size = batchWriter.finish(base);
         try {
-            writeDocument(batchBuffer.array(), size);
+            writeDocument(batchBuffer.array(), 0, size);
         } finally {
             if (batchBuffer.capacity() > RETAINED_BATCH_BUFFER) {
                 batchBuffer = ByteBuffer.allocate(INITIAL_BATCH_BUFFER);
