@@ -19,6 +19,9 @@ import java.util.Set;
  * <p>{@link #close()} stops accepting sends, drains every accepted event to the journal, completes its callback,
  * and stops all threads. Reopening the same directory after a clean close or a crash recovers every event that
  * was acknowledged with {@link Acks#JOURNAL} or stronger, and every committed offset.
+ *
+ * <p>What a network front needs beyond this (appending a producer's batch as it came, copying stored batches, being
+ * woken by appends) is not API: {@code io.sluice.core.internal.BrokerFront.of(broker)}.
  */
 public interface Broker extends AutoCloseable {
 
@@ -65,23 +68,6 @@ public interface Broker extends AutoCloseable {
 
     Producer newProducer(ProducerConfig config);
 
-    /**
-     * Appends a record batch a network front received from a producer as one unit: one ring slot, one journal document
-     * holding the batch's bytes unchanged but its base offset. The batch is Kafka's RecordBatch v2 as in
-     * docs/journal-format.md (uncompressed, offset deltas 0..count-1) and must have been checked by the caller —
-     * framing, CRC32C, every record's lengths and sizes (sluice-client's {@code RecordBatchReader.checkProduced}
-     * does) — since readers trust what the journal stores. The bytes from {@code batch}'s position to its limit are
-     * copied before this returns. Never blocks.
-     *
-     * @param callback told once, with the batch's base offset (record {@code i} has {@code base + i}; -1 for
-     *                 {@link Acks#MEMORY}) when the batch reached {@code acks}, or with the error
-     * @return {@link Producer#ACCEPTED}, {@link Producer#BACK_PRESSURED} (the partition's ring or its batch memory
-     *         is full: nothing was taken, retry later) or {@link Producer#CLOSED}
-     * @throws SluiceException.UnknownTopicException for an unknown topic; {@link SluiceException.InvalidConfigException}
-     *         for a partition the topic does not have, or acks other than MEMORY on a memory-only topic
-     */
-    long tryAppendBatch(TopicPartition partition, java.nio.ByteBuffer batch, int recordCount, Acks acks, SendCallback callback);
-
     Consumer newConsumer(ConsumerConfig config);
 
     /**
@@ -94,24 +80,11 @@ public interface Broker extends AutoCloseable {
     /** Adds a live subscriber to every partition ring of the topic, after the journal writer. */
     Subscription subscribe(String topic, String name, EventSubscriber subscriber);
 
-    /** A fetch cursor over one partition, positioned at its start offset. */
-    PartitionReader openReader(TopicPartition partition);
-
     /** The first retained offset of a partition. */
     long startOffset(TopicPartition partition);
 
     /** The offset the next event of a partition will get (cheap: a volatile read). */
     long endOffset(TopicPartition partition);
-
-    /**
-     * Calls {@code wake} once, on a journal writer's thread, after the next batch appended to any of
-     * {@code partitions} — how a reader waits for data without polling on a timer. {@code wake} must be cheap and
-     * never block (hand the work to the reader's own thread). Register, then re-check {@link #endOffset}: an append
-     * that happened before the registration is seen by the re-check, any later one calls {@code wake}.
-     *
-     * @return cancels the wake-up if it has not run yet (idempotent, any thread)
-     */
-    Runnable onNextAppend(java.util.Collection<TopicPartition> partitions, Runnable wake);
 
     /** All partitions of a topic. */
     Set<TopicPartition> partitionsOf(String topic);

@@ -1,8 +1,10 @@
 package io.sluice.core;
 
-import io.sluice.core.internal.journal.RecordBatchCodec;
+import io.sluice.core.internal.BrokerFront;
+import io.sluice.records.CheckedBatch;
+import io.sluice.records.RecordBatchChecker;
+import io.sluice.records.RecordBatchWriter;
 import io.sluice.testkit.Await;
-import net.openhft.chronicle.bytes.Bytes;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * {@link Broker#tryAppendBatch}, what a network produce does with a producer's record batch: one ring slot and one
+ * {@link BrokerFront#tryAppendBatch}, what a network produce does with a producer's record batch: one ring slot and one
  * journal document holding the batch's bytes unchanged but the base offset, dense offsets shared with single events,
  * every event handed to live subscribers, and back-pressure (not memory) when a partition's batches wait too long.
  */
@@ -41,21 +43,25 @@ class BatchAppendTest {
 
     /** A RecordBatch v2 of {@code count} events "{tag}-{i}" (base offset 999, which the journal must replace). */
     static byte[] batch(String tag, int count) {
-        Bytes<?> out = Bytes.allocateElasticOnHeap(256);
-        RecordBatchCodec.Writer w = new RecordBatchCodec.Writer();
-        w.begin(out);
+        ByteBuffer out = ByteBuffer.allocate(1 << 16);
+        RecordBatchWriter w = new RecordBatchWriter();
+        w.begin(out, 0);
         for (int i = 0; i < count; i++) {
             byte[] key = ("k" + i).getBytes(StandardCharsets.UTF_8);
             byte[] value = (tag + "-" + i).getBytes(StandardCharsets.UTF_8);
             w.append(1_000L + i, key, key.length, value, value.length, i % 2 == 0 ? List.of() : List.of(Header.of("h", "v" + i)));
         }
-        w.finish(999);
-        return out.toByteArray();
+        return java.util.Arrays.copyOf(out.array(), w.finish(999));
+    }
+
+    /** The batch as a network front hands it over: checked. */
+    private static CheckedBatch checked(byte[] batch) {
+        return new RecordBatchChecker().checkProduced(ByteBuffer.wrap(batch), 0, batch.length, 1 << 20);
     }
 
     private static long append(Broker broker, TopicPartition tp, byte[] batch, int count, Acks acks) throws Exception {
         CompletableFuture<Long> base = new CompletableFuture<>();
-        long result = broker.tryAppendBatch(tp, ByteBuffer.wrap(batch), count, acks, (p, offset, error) -> {
+        long result = BrokerFront.of(broker).tryAppendBatch(tp, checked(batch), acks, (p, offset, error) -> {
             if (error != null) {
                 base.completeExceptionally(error);
             } else {
@@ -68,7 +74,7 @@ class BatchAppendTest {
 
     private List<ConsumerRecord> readAll(long end) {
         List<ConsumerRecord> out = new ArrayList<>();
-        try (PartitionReader reader = broker.openReader(tp)) {
+        try (PartitionReader reader = BrokerFront.of(broker).openReader(tp)) {
             while (reader.position() < end) {
                 reader.read(1000, 1 << 20, out::add);
             }
@@ -99,7 +105,7 @@ class BatchAppendTest {
             assertThat(broker.endOffset(tp)).isEqualTo(11);
 
             // the stored document is the sent batch, byte for byte, with the base offset the journal assigned
-            try (PartitionReader reader = broker.openReader(tp)) {
+            try (PartitionReader reader = BrokerFront.of(broker).openReader(tp)) {
                 reader.seek(4);
                 ByteBuffer stored = ByteBuffer.allocate(1 << 16);
                 reader.readBatches(1, length -> stored);
@@ -179,7 +185,7 @@ class BatchAppendTest {
             byte[] batch = batch("z", 10);
             int accepted = 0;
             long result;
-            while ((result = broker.tryAppendBatch(tp, ByteBuffer.wrap(batch), 10, Acks.JOURNAL, (p, o, e) -> { })) == Producer.ACCEPTED) {
+            while ((result = BrokerFront.of(broker).tryAppendBatch(tp, checked(batch), Acks.JOURNAL, (p, o, e) -> { })) == Producer.ACCEPTED) {
                 accepted++;
                 assertThat(accepted).as("batches taken while nothing is released").isLessThanOrEqualTo(64);
             }
@@ -212,14 +218,14 @@ class BatchAppendTest {
         broker.createTopic(TopicConfig.of("t", 2));
         broker.createTopic(TopicConfig.builder("m").partitions(1).journaled(false).build());
         byte[] batch = batch("a", 1);
-        assertThatThrownBy(() -> broker.tryAppendBatch(new TopicPartition("t", 2), ByteBuffer.wrap(batch), 1, Acks.JOURNAL, (p, o, e) -> { }))
+        assertThatThrownBy(() -> BrokerFront.of(broker).tryAppendBatch(new TopicPartition("t", 2), checked(batch), Acks.JOURNAL, (p, o, e) -> { }))
                 .isInstanceOf(SluiceException.InvalidConfigException.class).hasMessageContaining("[0, 2)");
-        assertThatThrownBy(() -> broker.tryAppendBatch(new TopicPartition("nope", 0), ByteBuffer.wrap(batch), 1, Acks.JOURNAL, (p, o, e) -> { }))
+        assertThatThrownBy(() -> BrokerFront.of(broker).tryAppendBatch(new TopicPartition("nope", 0), checked(batch), Acks.JOURNAL, (p, o, e) -> { }))
                 .isInstanceOf(SluiceException.UnknownTopicException.class);
-        assertThatThrownBy(() -> broker.tryAppendBatch(new TopicPartition("m", 0), ByteBuffer.wrap(batch), 1, Acks.JOURNAL, (p, o, e) -> { }))
+        assertThatThrownBy(() -> BrokerFront.of(broker).tryAppendBatch(new TopicPartition("m", 0), checked(batch), Acks.JOURNAL, (p, o, e) -> { }))
                 .isInstanceOf(SluiceException.InvalidConfigException.class).hasMessageContaining("MEMORY");
         broker.close();
-        assertThat(broker.tryAppendBatch(tp, ByteBuffer.wrap(batch), 1, Acks.JOURNAL, (p, o, e) -> { })).isEqualTo(Producer.CLOSED);
+        assertThat(BrokerFront.of(broker).tryAppendBatch(tp, checked(batch), Acks.JOURNAL, (p, o, e) -> { })).isEqualTo(Producer.CLOSED);
         broker = null;
     }
 }

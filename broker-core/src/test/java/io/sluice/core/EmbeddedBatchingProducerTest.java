@@ -1,5 +1,6 @@
 package io.sluice.core;
 
+import io.sluice.core.internal.BrokerFront;
 import io.sluice.testkit.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -80,7 +81,7 @@ class EmbeddedBatchingProducerTest {
 
                 // each thread's records, read back, in the order that thread sent them
                 Map<Integer, Integer> lastSeen = new HashMap<>();
-                try (PartitionReader reader = broker.openReader(tp)) {
+                try (PartitionReader reader = BrokerFront.of(broker).openReader(tp)) {
                     reader.seek(0);
                     int read = 0;
                     while (read < perPartition) {
@@ -97,7 +98,7 @@ class EmbeddedBatchingProducerTest {
                 // stored as batches: far fewer journal documents than records
                 int documents = 0;
                 int records = 0;
-                try (PartitionReader reader = broker.openReader(tp)) {
+                try (PartitionReader reader = BrokerFront.of(broker).openReader(tp)) {
                     reader.seek(0);
                     ByteBuffer buf = ByteBuffer.allocate(1 << 20);
                     List<Integer> starts = new ArrayList<>();

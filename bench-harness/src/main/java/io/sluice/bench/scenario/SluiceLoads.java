@@ -12,6 +12,7 @@ import io.sluice.core.Producer;
 import io.sluice.core.ProducerRecord;
 import io.sluice.core.SendCallback;
 import io.sluice.core.TopicPartition;
+import io.sluice.core.internal.BrokerFront;
 import org.HdrHistogram.Histogram;
 
 import java.time.Duration;
@@ -194,7 +195,7 @@ final class SluiceLoads {
 
     /** Sequential read of a whole partition through a {@link PartitionReader}. */
     static Run sequentialRead(Broker broker, TopicPartition tp, long expected) {
-        try (PartitionReader reader = broker.openReader(tp)) {
+        try (PartitionReader reader = BrokerFront.of(broker).openReader(tp)) {
             reader.seek(broker.startOffset(tp));
             long[] n = {0};
             long start = System.nanoTime();
@@ -214,7 +215,7 @@ final class SluiceLoads {
 
     /** {@code reads} random single-record reads (seek + read) within the partition. */
     static Run randomRead(Broker broker, TopicPartition tp, int reads, long seed) {
-        try (PartitionReader reader = broker.openReader(tp)) {
+        try (PartitionReader reader = BrokerFront.of(broker).openReader(tp)) {
             long first = broker.startOffset(tp);
             long end = broker.endOffset(tp);
             SplittableRandom random = new SplittableRandom(seed);

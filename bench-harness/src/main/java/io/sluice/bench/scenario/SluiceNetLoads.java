@@ -106,7 +106,7 @@ final class SluiceNetLoads implements AutoCloseable {
      * batches whole): {@code records × (batch header + record framing + valueSize)}.
      */
     static int fetchMaxBytes(int records, int valueSize) {
-        return records * (io.sluice.net.protocol.RecordBatchReader.HEADER_SIZE + RECORD_FRAMING_BYTES + valueSize);
+        return records * (io.sluice.records.RecordBatch.HEADER_SIZE + RECORD_FRAMING_BYTES + valueSize);
     }
 
     /**

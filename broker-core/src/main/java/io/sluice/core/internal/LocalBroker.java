@@ -26,8 +26,10 @@ import io.sluice.core.internal.client.LocalProducer;
 import io.sluice.core.internal.client.PushConsumer;
 import io.sluice.core.internal.group.GroupCoordinator;
 import io.sluice.core.internal.journal.ChronicleSupport;
+import io.sluice.core.internal.journal.ChronicleSwitches;
 import io.sluice.core.internal.journal.JournalProgress;
 import io.sluice.core.internal.journal.JournalReader;
+import io.sluice.records.CheckedBatch;
 import org.HdrHistogram.Histogram;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,11 +59,11 @@ import java.util.stream.Stream;
  * The embedded broker. Topic administration is synchronized (rare); the send path only reads the concurrent
  * topic map. A {@code .lock} file keeps a second process from opening the same data directory.
  */
-public final class LocalBroker implements Broker, LocalProducer.Rings, LocalConsumer.Journals {
+public final class LocalBroker implements Broker, BrokerFront, LocalProducer.Rings, LocalConsumer.Journals {
     private static final Logger LOG = LoggerFactory.getLogger(LocalBroker.class);
 
     static {
-        ChronicleSupport.disableTelemetry();
+        ChronicleSwitches.disableTelemetry();
     }
 
     private final BrokerConfig config;
@@ -225,7 +227,7 @@ public final class LocalBroker implements Broker, LocalProducer.Rings, LocalCons
     }
 
     @Override
-    public long tryAppendBatch(TopicPartition partition, ByteBuffer batch, int recordCount, Acks acks, SendCallback callback) {
+    public long tryAppendBatch(TopicPartition partition, CheckedBatch batch, Acks acks, SendCallback callback) {
         if (closed) {
             return Producer.CLOSED;
         }
@@ -239,7 +241,8 @@ public final class LocalBroker implements Broker, LocalProducer.Rings, LocalCons
             throw SluiceException.InvalidConfigException.of("acks", acks,
                     "must be MEMORY for memory-only topic '" + partition.topic() + "'");
         }
-        return rings.partitions()[partition.partition()].tryPublishBatch(batch, recordCount, acks, callback);
+        return rings.partitions()[partition.partition()].tryPublishBatch(batch.buffer(), batch.offset(), batch.length(),
+                batch.recordCount(), acks, callback);
     }
 
     @Override

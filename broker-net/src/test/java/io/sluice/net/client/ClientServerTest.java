@@ -433,9 +433,14 @@ class ClientServerTest {
         broker.broker.createTopic(TopicConfig.of("gone", 1));
         int port = Integer.parseInt(broker.bootstrap().split(":")[1]);
         io.netty.buffer.ByteBuf frame = io.netty.buffer.Unpooled.buffer();
-        int start = io.sluice.net.protocol.Frames.startRequest(frame, io.sluice.net.protocol.ApiKey.PRODUCE, (short) 0, 1);
-        new io.sluice.net.protocol.Produce.Request(Acks.JOURNAL, "gone", 0,
-                List.of(new ProducerRecord("gone", 0, null, utf8("orphan"), List.of(), 1L))).encode(frame);
+        int start = io.sluice.net.protocol.Frames.startRequest(frame, io.sluice.net.protocol.ApiKey.PRODUCE,
+                io.sluice.net.protocol.Produce.VERSION_BATCH, 1);
+        java.nio.ByteBuffer batch = java.nio.ByteBuffer.allocate(256);
+        io.sluice.records.RecordBatchWriter writer = new io.sluice.records.RecordBatchWriter();
+        writer.begin(batch, 0);
+        writer.append(1L, null, -1, utf8("orphan"), utf8("orphan").length, List.of());
+        int length = writer.finish(0);
+        io.sluice.net.protocol.Produce.encodeBatch(frame, Acks.JOURNAL, "gone", 0, b -> b.writeBytes(batch.array(), 0, length));
         io.sluice.net.protocol.Frames.finish(frame, start);
         byte[] bytes = new byte[frame.readableBytes()];
         frame.readBytes(bytes);

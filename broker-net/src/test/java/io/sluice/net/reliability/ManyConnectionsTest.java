@@ -81,7 +81,7 @@ class ManyConnectionsTest {
                 }
                 wireAcked = 0;
                 for (int i = 0; i < CONNECTIONS; i++) {
-                    WireClient.Response r = WireClient.Response.readProduce(new DataInputStream(sockets.get(i).getInputStream()));
+                    WireClient.Response r = WireClient.Response.readProduce(new DataInputStream(sockets.get(i).getInputStream()), RECORDS_PER_CONNECTION);
                     assertThat(r.correlationId()).isEqualTo(i);
                     assertThat(r.errorCode()).as("produce on connection %d", i).isZero();
                     wireAcked += r.offsets().length;
@@ -147,7 +147,7 @@ class ManyConnectionsTest {
                 s.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
                 s.setSoTimeout(30_000);
                 s.getOutputStream().write(WireClient.produceFrame(7, Acks.JOURNAL, TOPIC, partition, batch(i)));
-                WireClient.Response r = WireClient.Response.readProduce(new DataInputStream(new BufferedInputStream(s.getInputStream())));
+                WireClient.Response r = WireClient.Response.readProduce(new DataInputStream(new BufferedInputStream(s.getInputStream())), RECORDS_PER_CONNECTION);
                 assertThat(r.errorCode()).isZero();
                 acked += r.offsets().length;
             }

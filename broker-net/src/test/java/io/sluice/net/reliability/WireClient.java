@@ -9,9 +9,11 @@ import io.sluice.net.protocol.ApiKey;
 import io.sluice.net.protocol.Fetch;
 import io.sluice.net.protocol.Frames;
 import io.sluice.net.protocol.Produce;
+import io.sluice.records.RecordBatchWriter;
 
 import java.io.DataInputStream;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.List;
 
 /**
@@ -22,19 +24,28 @@ final class WireClient {
     private WireClient() {
     }
 
+    /** A PRODUCE request carrying {@code records} as one record batch. */
     static byte[] produceFrame(int correlationId, Acks acks, String topic, int partition, List<ProducerRecord> records) {
-        return frame(ApiKey.PRODUCE, correlationId, out -> new Produce.Request(acks, topic, partition, records).encode(out));
+        ByteBuffer batch = ByteBuffer.allocate(1 << 20);
+        RecordBatchWriter writer = new RecordBatchWriter();
+        writer.begin(batch, 0);
+        for (ProducerRecord r : records) {
+            writer.append(r.timestamp(), r.key(), r.key() == null ? -1 : r.key().length, r.value(), r.value().length, r.headers());
+        }
+        int length = writer.finish(0);
+        return frame(ApiKey.PRODUCE, Produce.VERSION_BATCH, correlationId,
+                out -> Produce.encodeBatch(out, acks, topic, partition, b -> b.writeBytes(batch.array(), 0, length)));
     }
 
     static byte[] fetchFrame(int correlationId, TopicPartition tp, long offset, int maxBytes, int maxWaitMillis) {
-        return frame(ApiKey.FETCH, correlationId, out -> new Fetch.Request(maxWaitMillis, maxBytes,
+        return frame(ApiKey.FETCH, Fetch.VERSION_BATCHES, correlationId, out -> new Fetch.Request(maxWaitMillis, maxBytes,
                 List.of(new Fetch.PartitionRequest(tp, offset, maxBytes))).encode(out));
     }
 
-    private static byte[] frame(ApiKey api, int correlationId, java.util.function.Consumer<ByteBuf> body) {
+    private static byte[] frame(ApiKey api, short version, int correlationId, java.util.function.Consumer<ByteBuf> body) {
         ByteBuf out = Unpooled.buffer();
         try {
-            int start = Frames.startRequest(out, api, (short) 0, correlationId);
+            int start = Frames.startRequest(out, api, version, correlationId);
             body.accept(out);
             Frames.finish(out, start);
             byte[] bytes = new byte[out.readableBytes()];
@@ -45,16 +56,20 @@ final class WireClient {
         }
     }
 
-    /** One response frame: its correlation id, error code, and body (offsets of a produce when the code is 0). */
+    /** One response frame: its correlation id, error code, and the offsets of a produce of {@code count} records when the code is 0. */
     record Response(int correlationId, short errorCode, long[] offsets) {
-        static Response readProduce(DataInputStream in) throws IOException {
+        static Response readProduce(DataInputStream in, int count) throws IOException {
             int length = in.readInt();
             byte[] frame = new byte[length];
             in.readFully(frame);
             ByteBuf buf = Unpooled.wrappedBuffer(frame);
             int correlationId = buf.readInt();
             short code = buf.readShort();
-            long[] offsets = code == 0 ? Produce.Response.decode(buf).offsets() : new long[0];
+            long[] offsets = new long[0];
+            if (code == 0) {
+                long base = Produce.BatchResponse.decode(buf).baseOffset();
+                offsets = java.util.stream.LongStream.range(base, base + count).toArray();
+            }
             return new Response(correlationId, code, offsets);
         }
     }

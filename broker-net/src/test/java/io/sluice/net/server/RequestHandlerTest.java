@@ -12,6 +12,7 @@ import io.sluice.core.ProducerRecord;
 import io.sluice.core.SluiceException.Code;
 import io.sluice.core.TopicConfig;
 import io.sluice.core.TopicPartition;
+import io.sluice.core.internal.BrokerFront;
 import io.sluice.net.protocol.ApiKey;
 import io.sluice.net.protocol.Authenticate;
 import io.sluice.net.protocol.CreateTopic;
@@ -19,11 +20,12 @@ import io.sluice.net.protocol.Fetch;
 import io.sluice.net.protocol.FrameDecoder;
 import io.sluice.net.protocol.Frames;
 import io.sluice.net.protocol.Produce;
-import io.sluice.net.protocol.RecordBatchWriter;
 import io.sluice.net.protocol.Wire;
 import io.sluice.net.server.internal.RequestHandler;
 import io.sluice.net.server.internal.ServerContext;
 import io.sluice.net.server.internal.ServerCounters;
+import io.sluice.records.RecordBatch;
+import io.sluice.records.RecordBatchWriter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -123,11 +125,7 @@ class RequestHandlerTest {
     }
 
     private static Consumer<ByteBuf> produceBody(String topic, int partition, String... values) {
-        List<ProducerRecord> records = new ArrayList<>();
-        for (String v : values) {
-            records.add(new ProducerRecord(topic, partition, null, v.getBytes(StandardCharsets.UTF_8), List.of(), 1L));
-        }
-        return new Produce.Request(Acks.MEMORY, topic, partition, records)::encode;
+        return produceBatchBody(topic, partition, false, values);
     }
 
     @Test
@@ -177,7 +175,7 @@ class RequestHandlerTest {
         List<Response> r = responses(ch);
         assertThat(r).extracting(Response::correlationId).containsExactly(1, 2, 3, 4, 5);
         assertThat(r).extracting(Response::code).containsOnly(Code.NONE);
-        assertThat(Produce.Response.decode(r.get(1).body()).offsets()).containsExactly(-1, -1);
+        assertThat(Produce.BatchResponse.decode(r.get(1).body()).baseOffset()).isEqualTo(-1); // acks MEMORY
         assertThat(ch.isActive()).isTrue();
         ch.finishAndReleaseAll();
     }
@@ -210,17 +208,36 @@ class RequestHandlerTest {
     }
 
     private static Consumer<ByteBuf> produceBatchBody(String topic, int partition, boolean damaged, String... values) {
+        byte[][] bytes = new byte[values.length][];
+        for (int i = 0; i < values.length; i++) {
+            bytes[i] = values[i].getBytes(StandardCharsets.UTF_8);
+        }
+        return produceBatchBody(topic, partition, damaged, bytes);
+    }
+
+    private static Consumer<ByteBuf> produceBatchBody(String topic, int partition, boolean damaged, byte[]... values) {
         return out -> Produce.encodeBatch(out, Acks.MEMORY, topic, partition, b -> {
+            int size = RecordBatch.HEADER_SIZE;
+            for (byte[] v : values) {
+                size += RecordBatchWriter.maxRecordSize(-1, v.length, List.of());
+            }
+            java.nio.ByteBuffer batch = java.nio.ByteBuffer.allocate(size);
             RecordBatchWriter w = new RecordBatchWriter();
-            w.begin(b, 1L);
-            for (String v : values) {
-                w.append(1L, null, v.getBytes(StandardCharsets.UTF_8), List.of());
+            w.begin(batch, 0);
+            for (byte[] v : values) {
+                w.append(1L, null, -1, v, v.length, List.of());
             }
-            w.finish();
+            int length = w.finish(0);
             if (damaged) {
-                b.setByte(b.writerIndex() - 1, b.getByte(b.writerIndex() - 1) ^ 0x01);
+                batch.put(length - 1, (byte) (batch.get(length - 1) ^ 0x01));
             }
+            b.writeBytes(batch.array(), 0, length);
         });
+    }
+
+    /** A fetch response to {@code request}, its batches decoded. */
+    private static Fetch.Response fetched(Response r, Fetch.Request request) {
+        return Fetch.Response.decodeBatches(r.body(), request);
     }
 
     @Test
@@ -240,7 +257,7 @@ class RequestHandlerTest {
         assertThat(r.get(2).message()).contains("partition");
         assertThat(r.get(3).code()).isEqualTo(Code.UNKNOWN_TOPIC);
         assertThat(awaitEndOffsets(3, new TopicPartition("t", 1))).isEqualTo(3);
-        try (io.sluice.core.PartitionReader reader = broker.openReader(new TopicPartition("t", 1))) {
+        try (io.sluice.core.PartitionReader reader = BrokerFront.of(broker).openReader(new TopicPartition("t", 1))) {
             List<String> values = new ArrayList<>();
             reader.read(10, 1 << 20, rec -> values.add(new String(rec.value(), StandardCharsets.UTF_8)));
             assertThat(values).containsExactly("c", "d", "e");
@@ -311,13 +328,14 @@ class RequestHandlerTest {
         }
         EmbeddedChannel ch = channel();
         TopicPartition tp = new TopicPartition("t", 0);
-        ch.writeInbound(request(ApiKey.FETCH, 1, new Fetch.Request(0, 1 << 20, List.of(new Fetch.PartitionRequest(tp, 2, 1 << 20)))::encode),
-                request(ApiKey.FETCH, 2, new Fetch.Request(0, 1 << 20, List.of(new Fetch.PartitionRequest(tp, 9, 1 << 20)))::encode));
+        Fetch.Request from2 = new Fetch.Request(0, 1 << 20, List.of(new Fetch.PartitionRequest(tp, 2, 1 << 20)));
+        Fetch.Request from9 = new Fetch.Request(0, 1 << 20, List.of(new Fetch.PartitionRequest(tp, 9, 1 << 20)));
+        ch.writeInbound(request(ApiKey.FETCH, 1, from2::encode), request(ApiKey.FETCH, 2, from9::encode));
         List<Response> r = responses(ch);
-        Fetch.PartitionData data = Fetch.Response.decode(r.get(0).body()).partitions().get(0);
+        Fetch.PartitionData data = fetched(r.get(0), from2).partitions().get(0);
         assertThat(data.records()).extracting(rec -> new String(rec.value(), StandardCharsets.UTF_8)).containsExactly("v2", "v3", "v4");
         assertThat(data.endOffset()).isEqualTo(5);
-        Fetch.PartitionData outOfRange = Fetch.Response.decode(r.get(1).body()).partitions().get(0);
+        Fetch.PartitionData outOfRange = fetched(r.get(1), from9).partitions().get(0);
         assertThat(outOfRange.error()).isEqualTo(Code.OFFSET_OUT_OF_RANGE);
         ch.finishAndReleaseAll();
     }
@@ -526,23 +544,13 @@ class RequestHandlerTest {
     // ---------------------------------------------------------------- produce size check, unexpected failures
 
     @Test
-    void aRecordOverMaxEventSizeIsRefusedFromItsLengthFieldsBeforeAnyRecordIsDecoded() {
+    void aRecordOverMaxEventSizeFailsItsWholeBatchBeforeAnythingIsStored() {
         int maxEventSize = broker.config().maxEventSize();
         EmbeddedChannel ch = channel(BrokerServerConfig.builder().maxFrameSize(maxEventSize + (64 << 10)).build());
-        // record 0 is small, record 1 is one byte over maxEventSize, and the bytes after record 1 are not records at all:
-        // only a check on the lengths, before decoding, answers RECORD_TOO_LARGE (decoding would fail on the garbage)
+        // record 0 is small, record 1 is one byte over maxEventSize (26 bytes of record overhead + its value):
+        // the batch is refused whole, record 0 included
         byte[] tooLarge = new byte[maxEventSize - 26 + 1];
-        ByteBuf frame = request(ApiKey.PRODUCE, 7, b -> {
-            b.writeByte(Acks.MEMORY.ordinal());
-            Wire.writeString(b, "t");
-            b.writeInt(0);
-            b.writeInt(3);
-            b.writeLong(1L).writeInt(-1).writeInt(1).writeByte('a').writeInt(0);
-            b.writeLong(1L).writeInt(-1).writeInt(tooLarge.length).writeBytes(tooLarge).writeInt(0);
-            b.writeBytes(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff,
-                    (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff,
-                    (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff});
-        });
+        ByteBuf frame = request(ApiKey.PRODUCE, 7, produceBatchBody("t", 0, false, new byte[] {'a'}, tooLarge));
         ch.writeInbound(frame, request(ApiKey.PRODUCE, 8, produceBody("t", 0, "after")));
         List<Response> r = responses(ch);
         assertThat(r).extracting(Response::code).containsExactly(Code.RECORD_TOO_LARGE, Code.NONE);
@@ -579,12 +587,12 @@ class RequestHandlerTest {
         // the faults cleared, the same connection fetches and creates again
         faulty.openReaderFault = null;
         faulty.createTopicFault = null;
-        ch.writeInbound(request(ApiKey.FETCH, 5, new Fetch.Request(0, 1 << 16,
-                        List.of(new Fetch.PartitionRequest(new TopicPartition("t", 0), 0, 1 << 16)))::encode),
+        Fetch.Request fromStart = new Fetch.Request(0, 1 << 16, List.of(new Fetch.PartitionRequest(new TopicPartition("t", 0), 0, 1 << 16)));
+        ch.writeInbound(request(ApiKey.FETCH, 5, fromStart::encode),
                 request(ApiKey.CREATE_TOPIC, 6, new CreateTopic.Request(TopicConfig.of("fine", 1), false)::encode));
         r = responses(ch);
         assertThat(r).extracting(Response::code).containsExactly(Code.NONE, Code.NONE);
-        assertThat(Fetch.Response.decode(r.get(0).body()).partitions().get(0).records()).hasSize(2);
+        assertThat(fetched(r.get(0), fromStart).partitions().get(0).records()).hasSize(2);
         assertThat(ch.isActive()).isTrue();
         ch.finishAndReleaseAll();
     }

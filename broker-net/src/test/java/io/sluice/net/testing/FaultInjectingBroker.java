@@ -17,6 +17,7 @@ import io.sluice.core.TopicConfig;
 import io.sluice.core.TopicDescription;
 import io.sluice.core.TopicPartition;
 
+import io.sluice.core.internal.BrokerFront;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
@@ -28,7 +29,7 @@ import java.util.function.Supplier;
  * unexpected library failure would), or {@code createTopic} waits on a latch (a slow disk). Tests use it to check that
  * an unexpected failure is answered and never wedges a connection, and where blocking calls run.
  */
-public final class FaultInjectingBroker implements Broker {
+public final class FaultInjectingBroker implements Broker, BrokerFront {
     private final Broker real;
     public volatile Supplier<? extends Throwable> createTopicFault;
     public volatile Supplier<? extends Throwable> openReaderFault;
@@ -111,9 +112,9 @@ public final class FaultInjectingBroker implements Broker {
     }
 
     @Override
-    public long tryAppendBatch(TopicPartition partition, java.nio.ByteBuffer batch, int recordCount,
+    public long tryAppendBatch(TopicPartition partition, io.sluice.records.CheckedBatch batch,
                                io.sluice.core.Acks acks, io.sluice.core.SendCallback callback) {
-        return real.tryAppendBatch(partition, batch, recordCount, acks, callback);
+        return BrokerFront.of(real).tryAppendBatch(partition, batch, acks, callback);
     }
 
     @Override
@@ -136,7 +137,7 @@ public final class FaultInjectingBroker implements Broker {
         if (openReaderFault != null) {
             throw raise(openReaderFault);
         }
-        return real.openReader(partition);
+        return BrokerFront.of(real).openReader(partition);
     }
 
     @Override
@@ -151,7 +152,7 @@ public final class FaultInjectingBroker implements Broker {
 
     @Override
     public Runnable onNextAppend(java.util.Collection<TopicPartition> partitions, Runnable wake) {
-        return real.onNextAppend(partitions, wake);
+        return BrokerFront.of(real).onNextAppend(partitions, wake);
     }
 
     @Override

@@ -26,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Bounded: a response carries at most {@code max.fetch.bytes} (and the client's max_bytes and per-partition
  * max_bytes), beyond which only the first whole batch of a partition is sent, as Kafka does. Long-poll: with fewer
  * than min_bytes ready, the request waits (up to max_wait_ms, capped by {@code max.fetch.wait.ms}) for the next
- * append to one of its partitions ({@code Broker.onNextAppend}), then answers with what is there. Event loop only.
+ * append to one of its partitions ({@code BrokerFront.onNextAppend}), then answers with what is there. Event loop only.
  */
 final class FetchHandler implements ApiHandler {
     private final ListenerContext context;
@@ -72,7 +72,7 @@ final class FetchHandler implements ApiHandler {
                 return;
             }
             // register, then re-check: an append between build() and the registration is seen by the re-check
-            cancelWake = context.broker().onNextAppend(built.partitions, () -> request.eventLoop().execute(this));
+            cancelWake = context.front().onNextAppend(built.partitions, () -> request.eventLoop().execute(this));
             if (ended(built)) {
                 request.eventLoop().execute(this);
             }

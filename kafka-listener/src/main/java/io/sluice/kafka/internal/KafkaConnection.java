@@ -1,5 +1,6 @@
 package io.sluice.kafka.internal;
 
+import io.sluice.core.internal.BrokerFront;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelFutureListener;
@@ -142,7 +143,7 @@ public final class KafkaConnection extends ChannelInboundHandlerAdapter {
     PartitionReader reader(TopicPartition tp) {
         PartitionReader reader = readers.get(tp);
         if (reader == null) {
-            reader = server.broker().openReader(tp);
+            reader = BrokerFront.of(server.broker()).openReader(tp);
             readers.put(tp, reader);
         }
         return reader;

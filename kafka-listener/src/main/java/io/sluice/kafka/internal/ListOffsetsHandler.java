@@ -89,7 +89,7 @@ final class ListOffsetsHandler implements ApiHandler {
     }
 
     private long timestampAt(TopicPartition tp, long offset) {
-        try (PartitionReader reader = context.broker().openReader(tp)) {
+        try (PartitionReader reader = context.front().openReader(tp)) {
             reader.seek(offset);
             long[] ts = {-1};
             reader.read(1, 1, (ConsumerRecord r) -> ts[0] = r.timestamp());

@@ -1,5 +1,6 @@
 package io.sluice.kafka.internal;
 
+import io.sluice.core.internal.BrokerFront;
 import io.netty.channel.group.ChannelGroup;
 import io.sluice.core.Broker;
 import io.sluice.kafka.KafkaListenerConfig;
@@ -16,6 +17,7 @@ import java.util.concurrent.Executor;
  */
 public final class ListenerContext {
     private final Broker broker;
+    private final BrokerFront front;
     private final KafkaListenerConfig config;
     private final KafkaCounters counters;
     private final ChannelGroup channels;
@@ -29,6 +31,7 @@ public final class ListenerContext {
     public ListenerContext(Broker broker, KafkaListenerConfig config, KafkaCounters counters, ChannelGroup channels,
                            Executor admin, String advertisedHost) {
         this.broker = broker;
+        this.front = BrokerFront.of(broker);
         this.config = config;
         this.counters = counters;
         this.channels = channels;
@@ -51,6 +54,11 @@ public final class ListenerContext {
 
     public Broker broker() {
         return broker;
+    }
+
+    /** What a network front needs beyond {@link Broker}: appending a checked batch, partition readers, append wake-ups. */
+    public BrokerFront front() {
+        return front;
     }
 
     public KafkaListenerConfig config() {

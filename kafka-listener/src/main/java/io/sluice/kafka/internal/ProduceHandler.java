@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Produce: each partition's records are checked and brought to the stored form ({@link ProducedBatch}), an
  * idempotent producer's sequence is checked ({@link ProducerStates}), and each batch is appended as one unit with
- * {@code Broker.tryAppendBatch} (one ring slot, one journal document, bytes unchanged but the base offset). The
+ * {@code BrokerFront.tryAppendBatch} (one ring slot, one journal document, bytes unchanged but the base offset). The
  * answer goes once every partition reached the requested durability: acks 0 → {@link Acks#MEMORY} and no answer,
  * acks 1 → {@link Acks#JOURNAL} (survives a process crash), acks -1/all → {@link Acks#SYNC} (synced to disk), the
  * same reading of Kafka's acks as {@link Acks#parse}. An acks=0 produce that fails closes the connection after
@@ -219,8 +219,7 @@ final class ProduceHandler implements ApiHandler {
             }
             long result;
             try {
-                result = context.broker().tryAppendBatch(append.tp, batch.bytes().duplicate(), batch.recordCount(), acks,
-                        new Completion(append));
+                result = context.front().tryAppendBatch(append.tp, batch.checked(), acks, new Completion(append));
             } catch (RuntimeException e) {
                 new Completion(append).onCompletion(append.tp.partition(), -1, e);
                 return true;

@@ -13,8 +13,12 @@ import org.apache.kafka.common.record.Record;
 import org.apache.kafka.common.record.RecordBatch;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.utils.BufferSupplier;
-import org.apache.kafka.common.utils.ByteUtils;
 import org.apache.kafka.common.utils.CloseableIterator;
+
+import io.sluice.core.SluiceException;
+import io.sluice.records.CheckedBatch;
+import io.sluice.records.MalformedBatchException;
+import io.sluice.records.RecordBatchChecker;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -32,18 +36,23 @@ import java.util.List;
  * pays the decompression on produce and the larger journal, and in exchange no reader needs a codec. An
  * uncompressed batch that passes the checks is stored as the client sent it (its bytes are a slice of the request).
  *
- * @param bytes        the batch to append (a slice of the request frame, or a rebuilt heap buffer)
- * @param recordCount  records in it
+ * @param checked      the batch to append, as record-batch's checker passed it (a slice of the request frame, or a
+ *                     rebuilt heap buffer)
  * @param producerId   -1 when the producer is not idempotent
  * @param producerEpoch its epoch
  * @param baseSequence its first sequence (-1 without idempotence)
  * @param rebuilt      true when decompressed and rebuilt (the bytes do not refer to the request frame)
  */
-record ProducedBatch(ByteBuffer bytes, int recordCount, long producerId, short producerEpoch, int baseSequence,
-                     boolean rebuilt) {
-    /** RecordBatch v2 header offsets. */
-    private static final int RECORDS_COUNT_OFFSET = 57;
-    private static final int RECORDS_OFFSET = 61;
+record ProducedBatch(CheckedBatch checked, long producerId, short producerEpoch, int baseSequence, boolean rebuilt) {
+    /**
+     * Sluice's one check of a producer's batch (record-batch's {@link RecordBatchChecker}, the rules the binary port
+     * applies too), with an idempotent producer's id, epoch and sequence allowed. One per thread: it keeps a reader.
+     */
+    private static final ThreadLocal<RecordBatchChecker> CHECKER = ThreadLocal.withInitial(RecordBatchChecker::forIdempotentProducers);
+
+    int recordCount() {
+        return checked.recordCount();
+    }
 
     int lastSequence() {
         return baseSequence < 0 ? -1 : (int) ((baseSequence + (long) recordCount - 1) % (Integer.MAX_VALUE + 1L));
@@ -54,9 +63,7 @@ record ProducedBatch(ByteBuffer bytes, int recordCount, long producerId, short p
         if (rebuilt) {
             return this;
         }
-        ByteBuffer copy = ByteBuffer.allocate(bytes.remaining());
-        copy.put(bytes.duplicate()).flip();
-        return new ProducedBatch(copy, recordCount, producerId, producerEpoch, baseSequence, true);
+        return new ProducedBatch(checked.copy(), producerId, producerEpoch, baseSequence, true);
     }
 
     /**
@@ -107,15 +114,8 @@ record ProducedBatch(ByteBuffer bytes, int recordCount, long producerId, short p
         if (!rebuild) {
             ByteBuffer whole = records.buffer();
             int start = whole.position() + end - batch.sizeInBytes();
-            ByteBuffer slice = whole.duplicate();
-            slice.limit(start + batch.sizeInBytes()).position(start);
-            slice = slice.slice();
-            int count = walkUncompressed(slice, maxEventSize);
-            if (batch.lastOffset() - batch.baseOffset() != count - 1) {
-                throw new InvalidRecordException("last offset delta " + (batch.lastOffset() - batch.baseOffset())
-                        + " disagrees with " + count + " records");
-            }
-            return new ProducedBatch(slice, count, batch.producerId(), batch.producerEpoch(), batch.baseSequence(), false);
+            return new ProducedBatch(checked(whole, start, batch.sizeInBytes(), maxEventSize), batch.producerId(),
+                    batch.producerEpoch(), batch.baseSequence(), false);
         }
         int count = 0;
         List<Record> kept = new ArrayList<>();
@@ -138,88 +138,24 @@ record ProducedBatch(ByteBuffer bytes, int recordCount, long producerId, short p
             throw new InvalidRecordException("last offset delta " + (batch.lastOffset() - batch.baseOffset())
                     + " disagrees with " + count + " records");
         }
-        return new ProducedBatch(rebuildUncompressed(batch, kept), count, batch.producerId(), batch.producerEpoch(),
-                batch.baseSequence(), true);
+        ByteBuffer rebuilt = rebuildUncompressed(batch, kept);
+        return new ProducedBatch(checked(rebuilt, rebuilt.position(), rebuilt.remaining(), maxEventSize),
+                batch.producerId(), batch.producerEpoch(), batch.baseSequence(), true);
     }
 
     /**
-     * Walks the records of an uncompressed batch (CRC already checked) without allocating, with the same checks as
-     * {@link #checkRecord}: each record's varint framing inside its length, offset deltas 0, 1, 2, …, a value, header
-     * values, Sluice's size bound. Record layout (DefaultRecord):
-     * <pre>
-     * length varint | attributes int8 | timestampDelta varlong | offsetDelta varint | keyLength varint | key
-     * | valueLength varint | value | headerCount varint | [headerKeyLength varint | key | headerValueLength varint | value]
-     * </pre>
-     *
-     * @return the number of records
+     * The batch through record-batch's checker (framing, every record's lengths, offset deltas 0, 1, 2, ..., values and
+     * header values present, record attributes 0, the max timestamp, Sluice's size bound), with its refusals in
+     * Kafka's terms: INVALID_RECORD naming what is wrong, MESSAGE_TOO_LARGE for a record over max.event.size.
      */
-    private static int walkUncompressed(ByteBuffer batch, int maxEventSize) {
-        int declared = batch.getInt(RECORDS_COUNT_OFFSET);
-        ByteBuffer in = batch.duplicate();
-        in.position(RECORDS_OFFSET);
-        int count = 0;
+    private static CheckedBatch checked(ByteBuffer in, int offset, int length, int maxEventSize) {
         try {
-            while (in.hasRemaining()) {
-                int length = ByteUtils.readVarint(in);
-                int recordEnd = in.position() + length;
-                if (length < 1 || recordEnd > in.limit()) {
-                    throw new CorruptRecordException("record " + count + " of length " + length + " overruns its batch");
-                }
-                in.get(); // attributes (unused in v2)
-                ByteUtils.readVarlong(in); // timestamp delta
-                int offsetDelta = ByteUtils.readVarint(in);
-                if (offsetDelta != count) {
-                    throw new InvalidRecordException("record " + count + " has offset delta " + offsetDelta + ", expected " + count);
-                }
-                long size = 26L + skipBytes(in, ByteUtils.readVarint(in), true, count, "key", recordEnd);
-                int valueLength = ByteUtils.readVarint(in);
-                if (valueLength < 0) {
-                    throw new InvalidRecordException("record " + count + " has a null value: Sluice stores values (no tombstones)");
-                }
-                size += skipBytes(in, valueLength, false, count, "value", recordEnd);
-                int headers = ByteUtils.readVarint(in);
-                if (headers < 0 || headers > recordEnd - in.position()) {
-                    throw new CorruptRecordException("record " + count + " has " + headers + " headers");
-                }
-                for (int h = 0; h < headers; h++) {
-                    size += 6L + skipBytes(in, ByteUtils.readVarint(in), false, count, "header key", recordEnd);
-                    int headerValue = ByteUtils.readVarint(in);
-                    if (headerValue < 0) {
-                        throw new InvalidRecordException("record " + count + " has a header with a null value");
-                    }
-                    size += skipBytes(in, headerValue, false, count, "header value", recordEnd);
-                }
-                if (in.position() != recordEnd) {
-                    throw new CorruptRecordException("record " + count + " has " + (recordEnd - in.position())
-                            + " bytes left after its fields");
-                }
-                if (size > maxEventSize) {
-                    throw new RecordTooLargeException("record " + count + " is " + size + " bytes, over max.event.size=" + maxEventSize);
-                }
-                count++;
-            }
-        } catch (java.nio.BufferUnderflowException | IllegalArgumentException e) {
-            throw new CorruptRecordException("record " + count + " is malformed: " + e);
+            return CHECKER.get().checkProduced(in, offset, length, maxEventSize);
+        } catch (MalformedBatchException e) {
+            throw new InvalidRecordException("record batch refused: " + e.getMessage());
+        } catch (SluiceException.RecordTooLargeException e) {
+            throw new RecordTooLargeException(e.getMessage());
         }
-        if (count == 0 || count != declared) {
-            throw new InvalidRecordException("batch declares " + declared + " records and holds " + count);
-        }
-        return count;
-    }
-
-    /** Skips a length-prefixed field's bytes (-1: null, allowed for keys only); returns its size for the size bound. */
-    private static int skipBytes(ByteBuffer in, int length, boolean nullable, int record, String what, int recordEnd) {
-        if (length < 0) {
-            if (nullable && length == -1) {
-                return 0;
-            }
-            throw new InvalidRecordException("record " + record + " has a " + what + " of length " + length);
-        }
-        if (length > recordEnd - in.position()) {
-            throw new CorruptRecordException("record " + record + "'s " + what + " of " + length + " bytes overruns the record");
-        }
-        in.position(in.position() + length);
-        return length;
     }
 
     private static void checkRecord(Record record, int index, int maxEventSize) {

@@ -53,7 +53,7 @@ import java.util.function.Function;
  * the application's work.
  *
  * <p>Fetches use FETCH version 1: the broker ships its stored record batches unchanged, and this consumer checks each
- * batch's framing and CRC32C ({@link io.sluice.net.protocol.RecordBatchReader}) before decoding it, skipping the
+ * batch's framing and CRC32C (record-batch's {@link io.sluice.records.RecordBatchReader}) before decoding it, skipping the
  * records before the offset it asked for. A damaged batch is a {@link SluiceException.CorruptRecordException}
  * naming the partition and the offset, thrown by {@link #poll} once the records before it were returned.
  */

@@ -10,7 +10,7 @@ import io.sluice.core.SluiceException;
 import io.sluice.net.client.internal.BufferMemory;
 import io.sluice.net.client.internal.Connector;
 import io.sluice.net.client.internal.ProducerSender;
-import io.sluice.net.protocol.RecordCodec;
+import io.sluice.records.RecordBatchWriter;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -132,7 +132,9 @@ public final class RemoteProducer implements Producer {
                 callback.onCompletion(-1, -1, new SluiceException.ClosedException("producer is closed"));
                 return CLOSED;
             }
-            int size = RecordCodec.producedSize(record);
+            // what the record takes in its record batch, at most: buffer memory and batch size count encoded bytes
+            int size = RecordBatchWriter.maxRecordSize(record.key() == null ? -1 : record.key().length,
+                    record.value().length, record.headers());
             int partition;
             try {
                 if (size > config.maxRecordBytes()) {

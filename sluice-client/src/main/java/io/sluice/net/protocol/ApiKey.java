@@ -3,14 +3,15 @@ package io.sluice.net.protocol;
 /**
  * The request types of the Sluice wire protocol (see {@code docs/PROTOCOL.md}). Ids are stable: never reuse one.
  * A server answers a version outside {@code [minVersion, maxVersion]} with {@code UNSUPPORTED_VERSION}. The group
- * calls are at version 1 (member id and generation on every call); their unfenced version 0 is no longer served.
+ * calls are at version 1 (member id and generation on every call); their unfenced version 0 is no longer served,
+ * nor are PRODUCE and FETCH version 0 (records one by one instead of record batches; no released client sent them).
  */
 public enum ApiKey {
     API_VERSIONS(0),
     METADATA(1),
     CREATE_TOPIC(2),
-    PRODUCE(3, 0, 1), // 0: records one by one; 1: one record batch stored as it is (Produce.VERSION_BATCH)
-    FETCH(4, 0, 1), // 0: records re-encoded one by one; 1: the stored record batches (Fetch.VERSION_BATCHES)
+    PRODUCE(3, 1, 1), // one record batch, stored as it is (Produce.VERSION_BATCH)
+    FETCH(4, 1, 1), // the stored record batches, shipped unchanged (Fetch.VERSION_BATCHES)
     LIST_OFFSETS(5, 0, 1), // 0: start and end offsets; 1: and the offset for a timestamp (ListOffsets.VERSION_TIMESTAMPS)
     OFFSET_COMMIT(6, 1, 1),
     OFFSET_FETCH(7, 1, 1),

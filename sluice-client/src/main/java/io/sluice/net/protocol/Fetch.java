@@ -4,32 +4,32 @@ import io.netty.buffer.ByteBuf;
 import io.sluice.core.ConsumerRecord;
 import io.sluice.core.SluiceException;
 import io.sluice.core.TopicPartition;
+import io.sluice.records.MalformedBatchException;
+import io.sluice.records.RecordBatchReader;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * FETCH: records from one or more partitions, each from an offset; long-polls up to {@code maxWaitMillis} until at
- * least one partition has a record. The request is the same in both versions.
+ * least one partition has a record.
  * <pre>
  * request:  maxWaitMillis int32 | maxBytes int32 | partitions array of
  *              topic string | partition int32 | offset int64 | partitionMaxBytes int32
  * response: partitions array of
  *              topic string | partition int32 | errorCode int16 | errorMessage string (null when 0)
  *              | startOffset int64 | endOffset int64
- *              | v0: records array of fetched records
- *              | v1: batchBytes int32 | the stored record batches, back to back ({@link RecordBatchReader})
+ *              | batchBytes int32 | the stored record batches, back to back (record-batch's
+ *                {@link RecordBatchReader})
  * </pre>
- * Version 1 (what this client sends) ships the journal's record batches whole and unchanged: the first may start
- * before the requested offset (the client skips those records), {@code maxBytes} and {@code partitionMaxBytes} bound
- * batch bytes, and at least one whole batch per partition is returned when available, so a batch larger than the
- * bound still makes progress. Version 0 re-encodes record by record; {@code maxBytes} and
- * {@code partitionMaxBytes} bound key+value bytes and at least one record per partition is returned when available.
+ * The response ships the journal's record batches whole and unchanged: the first may start before the requested
+ * offset (the client skips those records), {@code maxBytes} and {@code partitionMaxBytes} bound batch bytes, and at
+ * least one whole batch per partition is returned when available, so a batch larger than the bound still makes
+ * progress. Version 1 is the only one (version 0, records re-encoded one by one, was removed: nothing released sent
+ * it).
  */
 public final class Fetch {
-    /** Records re-encoded one by one ({@link RecordCodec#writeFetched}). */
-    public static final short VERSION_RECORDS = 0;
-    /** The stored record batches, whole and unchanged. */
+    /** The version: the stored record batches, whole and unchanged. */
     public static final short VERSION_BATCHES = 1;
 
     private Fetch() {
@@ -81,8 +81,8 @@ public final class Fetch {
     /** Decoded by clients; the server writes this layout directly while it reads the journal. */
     public record Response(List<PartitionData> partitions) {
         /**
-         * Writes a partition header and returns the index of its record count (v0) or batch bytes (v1), written as
-         * 0, to patch with {@link #patchCount}.
+         * Writes a partition header and returns the index of its batch bytes, written as 0, to patch with
+         * {@link #patchCount}.
          */
         public static int writePartitionHeader(ByteBuf out, TopicPartition tp, SluiceException.Code error, String message,
                                                long startOffset, long endOffset) {
@@ -97,28 +97,13 @@ public final class Fetch {
             return countIndex;
         }
 
-        /** Patches a count (v0: records) or a size (v1: batch bytes) written by {@link #writePartitionHeader}. */
+        /** Patches the batch bytes written by {@link #writePartitionHeader}. */
         public static void patchCount(ByteBuf out, int countIndex, int count) {
             out.setInt(countIndex, count);
         }
 
-        public static Response decode(ByteBuf in) {
-            int count = Wire.readCount(in, 2 + 4 + 2 + 2 + 8 + 8 + 4, "partition");
-            List<PartitionData> partitions = new ArrayList<>(count);
-            for (int i = 0; i < count; i++) {
-                PartitionHeader h = PartitionHeader.read(in);
-                int records = Wire.readCount(in, RecordCodec.MIN_FETCHED_RECORD_SIZE, "record");
-                List<ConsumerRecord> list = new ArrayList<>(records);
-                for (int r = 0; r < records; r++) {
-                    list.add(RecordCodec.readFetched(in, h.partition.topic(), h.partition.partition()));
-                }
-                partitions.add(new PartitionData(h.partition, h.error, h.message, h.start, h.end, list));
-            }
-            return new Response(partitions);
-        }
-
         /**
-         * Decodes a version-1 response to {@code request}: each partition's batches are checked (framing, CRC32C)
+         * Decodes a response to {@code request}: each partition's batches are checked (framing, CRC32C)
          * and decoded, keeping the records at or after the offset the request asked for. A damaged batch ends that
          * partition's records: if it is the first, the partition carries {@code CORRUPT_RECORD} with a message
          * naming the partition and the offsets; otherwise the records before it are returned and the next fetch,
@@ -138,23 +123,23 @@ public final class Fetch {
                 SluiceException.Code error = h.error;
                 String message = h.message;
                 long from = requestedOffset(request, i, tp);
-                ByteBuf batches = in.readSlice(size);
                 List<ConsumerRecord> list = new ArrayList<>();
                 try {
-                    reader.readAll(batches, tp.topic(), tp.partition(), from, list);
-                } catch (RecordBatchReader.DamagedBatchException e) {
+                    reader.readAll(in.nioBuffer(in.readerIndex(), size), 0, size, tp.topic(), tp.partition(), from, list);
+                } catch (MalformedBatchException e) {
                     if (list.isEmpty()) {
                         error = SluiceException.Code.CORRUPT_RECORD;
                         message = "the fetched batch holding offset " + from + " (base offset " + e.baseOffset()
                                 + ") is damaged: " + e.getMessage();
                     }
                 }
+                in.skipBytes(size);
                 partitions.add(new PartitionData(tp, error, message, h.start, h.end, list));
             }
             return new Response(partitions);
         }
 
-        /** What both versions write before a partition's records or batches ({@link #writePartitionHeader}). */
+        /** What the server writes before a partition's records or batches ({@link #writePartitionHeader}). */
         private record PartitionHeader(TopicPartition partition, SluiceException.Code error, String message, long start, long end) {
             static PartitionHeader read(ByteBuf in) {
                 String topic = Wire.readRequiredString(in, "topic");

@@ -2,35 +2,34 @@ package io.sluice.net.protocol;
 
 import io.netty.buffer.ByteBuf;
 import io.sluice.core.Acks;
-import io.sluice.core.ProducerRecord;
 import io.sluice.core.SluiceException;
+import io.sluice.records.CheckedBatch;
+import io.sluice.records.MalformedBatchException;
+import io.sluice.records.RecordBatchChecker;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * PRODUCE: a batch of records for one topic-partition.
+ * PRODUCE: one record batch for one topic-partition.
  * <pre>
- * v1 request:  acks int8 (0 MEMORY, 1 JOURNAL, 2 SYNC) | topic string | partition int32 | batchBytes int32
- *              | one record batch (RecordBatch v2, {@link RecordBatchWriter}), stored as it is
- * v1 response: baseOffset int64 (record i has baseOffset + i; -1 for acks MEMORY)
- * v0 request:  acks int8 | topic string | partition int32 | records array
- * v0 response: offsets array of int64, one per record in request order (-1 for acks MEMORY)
+ * request:  acks int8 (0 MEMORY, 1 JOURNAL, 2 SYNC) | topic string | partition int32 | batchBytes int32
+ *           | one record batch (RecordBatch v2, record-batch's {@link io.sluice.records.RecordBatchWriter}),
+ *             stored as it is but its base offset
+ * response: baseOffset int64 (record i has baseOffset + i; -1 for acks MEMORY)
  * </pre>
- * The response is sent once every record reached the durability {@code acks} asks for. On an error the whole batch
- * is reported failed; records before the failing one may have been stored (at-least-once on retry).
+ * The response is sent once the batch reached the durability {@code acks} asks for; on an error nothing of the batch
+ * was stored. Version 1 is the only one (version 0, a record array, was removed: nothing released sent it).
  */
 public final class Produce {
     private Produce() {
     }
 
-    /** The version whose request carries one record batch the broker stores as it is. */
+    /** The version: one record batch, stored as it is. */
     public static final short VERSION_BATCH = 1;
 
     /**
-     * Writes a v1 request around a record batch: {@code batch} writes the batch at the writer index it is given
-     * ({@link RecordBatchWriter}); the batch length field is filled in after it.
+     * Writes a request around a record batch: {@code batch} writes the batch at the writer index it is given; the
+     * batch length field is filled in after it.
      */
     public static void encodeBatch(ByteBuf out, Acks acks, String topic, int partition, Consumer<ByteBuf> batch) {
         out.writeByte(acks.ordinal());
@@ -43,12 +42,16 @@ public final class Produce {
     }
 
     /**
-     * A v1 request as the broker sees it: where its batch lies in the frame, checked by
-     * {@link RecordBatchReader#checkProduced} (so a malformed batch or an oversized record fails here, before
-     * anything is written).
+     * A request as the broker sees it, its batch checked by {@link RecordBatchChecker#checkProduced} (so a malformed
+     * batch or an oversized record fails here, before anything is written). The {@link CheckedBatch} is a view of the
+     * request frame: valid while the frame is held.
      */
-    public record BatchRequest(Acks acks, String topic, int partition, int batchStart, int batchLength, int recordCount) {
-        public static BatchRequest decode(ByteBuf in, RecordBatchReader checker, int maxEventSize) {
+    public record BatchRequest(Acks acks, String topic, int partition, CheckedBatch batch) {
+        /**
+         * @throws ProtocolException for a malformed request or batch ({@code INVALID_REQUEST})
+         * @throws SluiceException.RecordTooLargeException for a record above {@code maxEventSize}
+         */
+        public static BatchRequest decode(ByteBuf in, RecordBatchChecker checker, int maxEventSize) {
             Acks acks = readAcks(in);
             String topic = Wire.readRequiredString(in, "topic");
             int partition = readPartition(in);
@@ -56,15 +59,19 @@ public final class Produce {
             if (length < 0 || length > in.readableBytes()) {
                 throw new ProtocolException("record batch of " + length + " bytes in " + in.readableBytes() + " bytes left");
             }
-            int start = in.readerIndex();
-            int count = checker.checkProduced(in, start, length, maxEventSize);
+            CheckedBatch batch;
+            try {
+                batch = checker.checkProduced(in.nioBuffer(in.readerIndex(), length), 0, length, maxEventSize);
+            } catch (MalformedBatchException e) {
+                throw new ProtocolException("record batch: " + e.getMessage());
+            }
             in.skipBytes(length);
             Wire.expectEnd(in, "produce request");
-            return new BatchRequest(acks, topic, partition, start, length, count);
+            return new BatchRequest(acks, topic, partition, batch);
         }
     }
 
-    /** The v1 answer: the base offset the broker gave the batch. */
+    /** The answer: the base offset the broker gave the batch. */
     public record BatchResponse(long baseOffset) {
         public void encode(ByteBuf out) {
             out.writeLong(baseOffset);
@@ -91,60 +98,5 @@ public final class Produce {
             throw new ProtocolException("negative partition " + partition);
         }
         return partition;
-    }
-
-    public record Request(Acks acks, String topic, int partition, List<ProducerRecord> records) {
-        public void encode(ByteBuf out) {
-            out.writeByte(acks.ordinal());
-            Wire.writeString(out, topic);
-            out.writeInt(partition);
-            out.writeInt(records.size());
-            for (ProducerRecord r : records) {
-                RecordCodec.writeProduced(out, r, r.timestamp());
-            }
-        }
-
-        public static Request decode(ByteBuf in) {
-            return decode(in, Integer.MAX_VALUE);
-        }
-
-        /**
-         * Decodes the request, first checking every record's size from its length fields alone (the same size as
-         * {@link ProducerRecord#serializedSize()}): a record larger than {@code maxEventSize} fails with
-         * {@link SluiceException.RecordTooLargeException} before any record of the batch is decoded into objects.
-         */
-        public static Request decode(ByteBuf in, int maxEventSize) {
-            Acks acks = readAcks(in);
-            String topic = Wire.readRequiredString(in, "topic");
-            int partition = readPartition(in);
-            int count = Wire.readCount(in, RecordCodec.MIN_PRODUCED_RECORD_SIZE, "record");
-            if (maxEventSize < Integer.MAX_VALUE) {
-                RecordCodec.checkProducedSizes(in, count, maxEventSize);
-            }
-            List<ProducerRecord> records = new ArrayList<>(count);
-            for (int i = 0; i < count; i++) {
-                records.add(RecordCodec.readProduced(in, topic, partition));
-            }
-            Wire.expectEnd(in, "produce request");
-            return new Request(acks, topic, partition, records);
-        }
-    }
-
-    public record Response(long[] offsets) {
-        public void encode(ByteBuf out) {
-            out.writeInt(offsets.length);
-            for (long o : offsets) {
-                out.writeLong(o);
-            }
-        }
-
-        public static Response decode(ByteBuf in) {
-            int count = Wire.readCount(in, 8, "offset");
-            long[] offsets = new long[count];
-            for (int i = 0; i < count; i++) {
-                offsets[i] = in.readLong();
-            }
-            return new Response(offsets);
-        }
     }
 }

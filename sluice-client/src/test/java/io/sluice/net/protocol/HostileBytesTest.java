@@ -2,12 +2,12 @@ package io.sluice.net.protocol;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.sluice.core.Acks;
 import io.sluice.core.Header;
 import io.sluice.core.ProducerRecord;
 import io.sluice.core.SluiceException;
 import io.sluice.core.TopicConfig;
 import io.sluice.core.TopicPartition;
+import io.sluice.records.RecordBatchChecker;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
@@ -33,22 +33,19 @@ class HostileBytesTest {
     private static final int MUTATIONS_PER_SAMPLE = 2_000;
 
     private static final Map<String, Function<ByteBuf, ?>> DECODERS = new LinkedHashMap<>();
-    private static final Function<ByteBuf, ?> PRODUCE_V1 = in -> Produce.BatchRequest.decode(in, new RecordBatchReader(), 1 << 20);
+    private static final Function<ByteBuf, ?> PRODUCE_V1 = in -> Produce.BatchRequest.decode(in, new RecordBatchChecker(), 1 << 20);
     /** Fixes up the CRC of whatever batch the mutated bytes hold, so the record walk behind the CRC check is fuzzed too. */
     private static final Function<ByteBuf, ?> PRODUCE_V1_RECRC = in -> {
-        ProducedBatchTest.recrc(in, in.readerIndex() + 1 + 2 + "topic".length() + 4 + 4);
+        BatchMessagesTest.recrc(in, in.readerIndex() + 1 + 2 + "topic".length() + 4 + 4);
         return PRODUCE_V1.apply(in);
     };
 
     static {
-        DECODERS.put("produce request", Produce.Request::decode);
-        DECODERS.put("produce response", Produce.Response::decode);
-        DECODERS.put("produce request v1 (batch)", PRODUCE_V1);
-        DECODERS.put("produce request v1, CRC made to match", PRODUCE_V1_RECRC);
-        DECODERS.put("produce response v1", Produce.BatchResponse::decode);
+        DECODERS.put("produce request", PRODUCE_V1);
+        DECODERS.put("produce request, CRC made to match", PRODUCE_V1_RECRC);
+        DECODERS.put("produce response", Produce.BatchResponse::decode);
         DECODERS.put("fetch request", Fetch.Request::decode);
-        DECODERS.put("fetch response", Fetch.Response::decode);
-        DECODERS.put("fetch response v1 (batches)", in -> Fetch.Response.decodeBatches(in, new Fetch.Request(0, 1,
+        DECODERS.put("fetch response", in -> Fetch.Response.decodeBatches(in, new Fetch.Request(0, 1,
                 List.of(new Fetch.PartitionRequest(new TopicPartition("topic", 1), 0, 1)))));
         DECODERS.put("metadata request", Metadata.Request::decode);
         DECODERS.put("metadata response", Metadata.Response::decode);
@@ -132,16 +129,18 @@ class HostileBytesTest {
 
     @Test
     void hugeCountsAndLengthsAreRejectedWithoutAllocating() {
-        byte[] hugeCount = Unpooled.buffer().writeByte(1).writeShort(1).writeByte('t').writeInt(0).writeInt(Integer.MAX_VALUE).array();
-        decodeSafely("produce request", Produce.Request::decode, java.util.Arrays.copyOf(hugeCount, 12));
-        byte[] hugeBytes = Unpooled.buffer().writeLong(0).writeInt(Integer.MAX_VALUE).array();
-        ByteBuf in = Unpooled.wrappedBuffer(java.util.Arrays.copyOf(hugeBytes, 12));
-        try {
-            RecordCodec.readProduced(in, "t", 0);
-            fail("accepted a 2 GiB key length");
-        } catch (ProtocolException expected) {
-            assertThat(expected.getMessage()).contains("truncated bytes");
-        }
+        byte[] hugeBatch = Unpooled.buffer().writeByte(1).writeShort(1).writeByte('t').writeInt(0).writeInt(Integer.MAX_VALUE).array();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> PRODUCE_V1.apply(Unpooled.wrappedBuffer(java.util.Arrays.copyOf(hugeBatch, 12))))
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("record batch of 2147483647 bytes");
+        // a record that claims a key longer than itself, in a batch whose CRC matches: refused by the length alone
+        ByteBuf body = Unpooled.buffer();
+        BatchMessagesTest.request(body, List.of(new ProducerRecord("t", 0, null, new byte[1], List.of(), 1L)));
+        int batchStart = 1 + 2 + "topic".length() + 4 + 4;
+        int keyLength = batchStart + io.sluice.records.RecordBatch.HEADER_SIZE + 4; // after length, attributes, deltas
+        body.setByte(keyLength, 0x7E); // zig-zag 63
+        BatchMessagesTest.recrc(body, batchStart);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> PRODUCE_V1.apply(body))
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("key of 63 bytes");
     }
 
     /** Inputs that once broke a decoder: kept so they never break it again. */
@@ -173,13 +172,12 @@ class HostileBytesTest {
         ProducerRecord r = new ProducerRecord("topic", 1, "key".getBytes(StandardCharsets.UTF_8),
                 "value".getBytes(StandardCharsets.UTF_8), List.of(Header.of("h", "v")), 1L);
         return List.of(
-                sample("produce request", Produce.Request::decode, new Produce.Request(Acks.JOURNAL, "topic", 1, List.of(r, r))::encode),
-                sample("produce request v1 (batch)", PRODUCE_V1, out -> ProducedBatchTest.request(out, List.of(r, r))),
-                sample("produce request v1, CRC made to match", PRODUCE_V1_RECRC, out -> ProducedBatchTest.request(out, List.of(r, r))),
+                sample("produce request", PRODUCE_V1, out -> BatchMessagesTest.request(out, List.of(r, r))),
+                sample("produce request, CRC made to match", PRODUCE_V1_RECRC, out -> BatchMessagesTest.request(out, List.of(r, r))),
                 sample("fetch request", Fetch.Request::decode, new Fetch.Request(10, 100, List.of(new Fetch.PartitionRequest(tp, 3, 50)))::encode),
-                sample("fetch response v1 (batches)", in -> Fetch.Response.decodeBatches(in, new Fetch.Request(0, 1,
+                sample("fetch response", in -> Fetch.Response.decodeBatches(in, new Fetch.Request(0, 1,
                         List.of(new Fetch.PartitionRequest(tp, 4, 1)))), out -> {
-                    byte[] batch = RecordBatchReaderTest.batch(3, 2);
+                    byte[] batch = BatchMessagesTest.batch(3, BatchMessagesTest.records(3, 2));
                     out.writeInt(1);
                     int size = Fetch.Response.writePartitionHeader(out, tp, SluiceException.Code.NONE, null, 0, 5);
                     out.writeBytes(batch);

@@ -25,57 +25,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class MessageRoundTripTest {
 
     @Test
-    void produceRequestKeepsKeysValuesHeadersAndTimestamps() {
-        ProducerRecord withAll = new ProducerRecord("orders", 2, "k".getBytes(StandardCharsets.UTF_8),
-                "v".getBytes(StandardCharsets.UTF_8), List.of(Header.of("h", "x")), 1234L);
-        ProducerRecord bare = new ProducerRecord("orders", 2, null, new byte[0], List.of(), 99L);
-        ByteBuf b = Unpooled.buffer();
-        new Produce.Request(Acks.SYNC, "orders", 2, List.of(withAll, bare)).encode(b);
-        Produce.Request r = Produce.Request.decode(b);
-        assertThat(r.acks()).isEqualTo(Acks.SYNC);
-        assertThat(r.topic()).isEqualTo("orders");
-        assertThat(r.partition()).isEqualTo(2);
-        assertThat(r.records()).hasSize(2);
-        assertThat(r.records().get(0).key()).isEqualTo("k".getBytes(StandardCharsets.UTF_8));
-        assertThat(r.records().get(0).headers()).containsExactly(Header.of("h", "x"));
-        assertThat(r.records().get(0).timestamp()).isEqualTo(1234L);
-        assertThat(r.records().get(1).key()).isNull();
-        assertThat(r.records().get(1).value()).isEmpty();
-    }
-
-    @Test
-    void produceResponseCarriesOneOffsetPerRecord() {
-        ByteBuf b = Unpooled.buffer();
-        new Produce.Response(new long[] {7, 8, -1}).encode(b);
-        assertThat(Produce.Response.decode(b).offsets()).containsExactly(7, 8, -1);
-    }
-
-    @Test
-    void fetchRequestAndResponseRoundTrip() {
+    void fetchRequestRoundTrips() {
         TopicPartition tp = new TopicPartition("t", 1);
         ByteBuf b = Unpooled.buffer();
         new Fetch.Request(250, 4096, List.of(new Fetch.PartitionRequest(tp, 10, 1024))).encode(b);
         Fetch.Request req = Fetch.Request.decode(b);
         assertThat(req.maxWaitMillis()).isEqualTo(250);
+        assertThat(req.maxBytes()).isEqualTo(4096);
         assertThat(req.partitions()).containsExactly(new Fetch.PartitionRequest(tp, 10, 1024));
-
-        ByteBuf resp = Unpooled.buffer();
-        resp.writeInt(2);
-        int count = Fetch.Response.writePartitionHeader(resp, tp, SluiceException.Code.NONE, null, 0, 12);
-        RecordCodec.writeFetched(resp, new ConsumerRecord("t", 1, 10, 555, null, "a".getBytes(StandardCharsets.UTF_8), List.of()));
-        RecordCodec.writeFetched(resp, new ConsumerRecord("t", 1, 11, 556, "k".getBytes(StandardCharsets.UTF_8),
-                "b".getBytes(StandardCharsets.UTF_8), List.of(Header.of("x", "y"))));
-        Fetch.Response.patchCount(resp, count, 2);
-        Fetch.Response.writePartitionHeader(resp, new TopicPartition("t", 2), SluiceException.Code.OFFSET_OUT_OF_RANGE, "too far", 0, 3);
-        Fetch.Response decoded = Fetch.Response.decode(resp);
-        assertThat(decoded.partitions()).hasSize(2);
-        Fetch.PartitionData p0 = decoded.partitions().get(0);
-        assertThat(p0.endOffset()).isEqualTo(12);
-        assertThat(p0.records()).extracting(ConsumerRecord::offset).containsExactly(10L, 11L);
-        assertThat(p0.records().get(1).headers()).containsExactly(Header.of("x", "y"));
-        Fetch.PartitionData p1 = decoded.partitions().get(1);
-        assertThat(p1.error()).isEqualTo(SluiceException.Code.OFFSET_OUT_OF_RANGE);
-        assertThat(p1.errorMessage()).isEqualTo("too far");
     }
 
     @Test
@@ -156,17 +113,23 @@ class MessageRoundTripTest {
     @Test
     void theProduceExampleInProtocolMdIsExactlyWhatTheCodecWrites() {
         ByteBuf b = Unpooled.buffer();
-        int start = Frames.startRequest(b, ApiKey.PRODUCE, (short) 0, 1);
-        new Produce.Request(Acks.JOURNAL, "t", 0, List.of(new ProducerRecord("t", 0, null, "hi".getBytes(StandardCharsets.UTF_8), List.of(), 0L)))
-                .encode(b);
+        int start = Frames.startRequest(b, ApiKey.PRODUCE, Produce.VERSION_BATCH, 1);
+        Produce.encodeBatch(b, Acks.JOURNAL, "t", 0, out -> out.writeBytes(BatchMessagesTest.batch(0,
+                List.of(new ProducerRecord("t", 0, null, "hi".getBytes(StandardCharsets.UTF_8), List.of(), 0L)))));
         Frames.finish(b, start);
-        assertThat(io.netty.buffer.ByteBufUtil.hexDump(b)).isEqualTo(
-                "0000002a" + "0003" + "0000" + "00000001" + "01" + "000174" + "00000000" + "00000001"
-                        + "0000000000000000" + "ffffffff" + "000000026869" + "00000000");
+        assertThat(io.netty.buffer.ByteBufUtil.hexDump(b)).isEqualTo(PRODUCE_EXAMPLE);
         ByteBuf r = Unpooled.buffer();
         int rs = Frames.startResponse(r, 1);
-        new Produce.Response(new long[] {41}).encode(r);
+        new Produce.BatchResponse(41).encode(r);
         Frames.finish(r, rs);
-        assertThat(io.netty.buffer.ByteBufUtil.hexDump(r)).isEqualTo("00000012" + "00000001" + "0000" + "00000001" + "0000000000000029");
+        assertThat(io.netty.buffer.ByteBufUtil.hexDump(r)).isEqualTo("0000000e" + "00000001" + "0000" + "0000000000000029");
     }
+
+    /** docs/PROTOCOL.md, "Example: one produce round trip". */
+    private static final String PRODUCE_EXAMPLE = "0000005a" + "0003" + "0001" + "00000001" // frame: length, PRODUCE v1, id 1
+            + "01" + "000174" + "00000000" + "00000046"                                   // JOURNAL, "t", partition 0, 70 bytes
+            + "0000000000000000" + "0000003a" + "ffffffff" + "02" + "acc6b066"            // base offset, length, epoch, magic, crc
+            + "0000" + "00000000" + "0000000000000000" + "0000000000000000"               // attributes, last delta, timestamps
+            + "ffffffffffffffff" + "ffff" + "ffffffff" + "00000001"                       // producer id, epoch, sequence, count
+            + "10" + "00" + "00" + "00" + "01" + "04" + "6869" + "00";                    // the record
 }

@@ -1,5 +1,6 @@
 package io.sluice.core.internal.bus;
 
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
@@ -24,6 +25,8 @@ final class BatchBuffers {
     private static final int GRAIN = 16 << 10;
 
     private final byte[][] buffers = new byte[ENTRIES][];
+    /** A view of each buffer for the codec (absolute reads and writes only), made once per buffer, not per batch. */
+    private final ByteBuffer[] views = new ByteBuffer[ENTRIES];
     /** Ring sequence of the slot using each buffer; free once every consumer passed it ({@code Long.MIN_VALUE}: never used). */
     private final long[] usedBy = new long[ENTRIES];
     private long retainedBytes;
@@ -68,6 +71,7 @@ final class BatchBuffers {
         int capacity = (int) Math.min(Integer.MAX_VALUE - 8, (length + GRAIN - 1L) / GRAIN * GRAIN);
         retainedBytes += capacity - held;
         buffers[free] = new byte[capacity];
+        views[free] = ByteBuffer.wrap(buffers[free]);
         return free;
     }
 
@@ -85,12 +89,18 @@ final class BatchBuffers {
         return buffers[index];
     }
 
+    /** {@link #buffer(int)} as a ByteBuffer over the same array; readers use absolute indexes only. */
+    ByteBuffer view(int index) {
+        return views[index];
+    }
+
     /** Drops every free buffer but {@code keep}, so their bytes can go to a larger batch. */
     private void releaseFree(long consumed, int keep) {
         for (int i = 0; i < ENTRIES; i++) {
             if (i != keep && buffers[i] != null && usedBy[i] <= consumed) {
                 retainedBytes -= buffers[i].length;
                 buffers[i] = null;
+                views[i] = null;
             }
         }
     }

@@ -1,6 +1,9 @@
 package io.sluice.core.internal.bus;
 
 import io.sluice.core.EventView;
+import io.sluice.records.RecordBatchReader;
+
+import java.nio.ByteBuffer;
 
 /**
  * Presents the events of a batch slot (RecordBatch v2 bytes, docs/journal-format.md) one at a time to a subscriber,
@@ -9,17 +12,15 @@ import io.sluice.core.EventView;
  * subscriber thread.
  */
 final class BatchEventView implements EventView {
-    private static final int HEADER_SIZE = 61;
-    private static final int BASE_TIMESTAMP_OFFSET = 27;
+    private final RecordBatchReader reader = new RecordBatchReader();
+    /** the slot's batch (a view the ring's batch memory keeps per buffer: nothing is allocated per batch) */
+    private ByteBuffer batch;
 
     private String topic;
     private int partition;
     private long publishNanos;
-    private byte[] batch;
-    private int pos;
-    private int remaining;
+    /** the base offset the journal gave the batch, -1 on a memory-only topic */
     private long baseOffset;
-    private long baseTimestamp;
 
     private long offset;
     private long timestamp;
@@ -35,64 +36,30 @@ final class BatchEventView implements EventView {
         publishNanos = slot.publishNanos;
         batch = slot.batchBytes();
         baseOffset = slot.offset;
-        baseTimestamp = readLong(batch, BASE_TIMESTAMP_OFFSET);
-        remaining = slot.batchCount;
-        pos = HEADER_SIZE;
+        reader.open(batch, 0, slot.batchLength, false); // checked whole before it entered the ring
     }
 
     boolean hasNext() {
-        return remaining > 0;
+        return reader.hasNext();
     }
 
     /** Decodes the next event into this view. */
     void next() {
-        remaining--;
-        int length = readVarint();
-        int recordEnd = pos + length;
-        pos++; // attributes
-        long timestampDelta = readVarlong();
-        int offsetDelta = readVarint();
-        offset = baseOffset < 0 ? -1 : baseOffset + offsetDelta;
-        timestamp = baseTimestamp + timestampDelta;
-        keyLength = readVarint();
+        reader.advance();
+        offset = baseOffset < 0 ? -1 : baseOffset + (reader.offset() - reader.baseOffset());
+        timestamp = reader.timestamp();
+        keyLength = reader.keyLength();
         if (keyLength >= 0) {
             if (key.length < keyLength) {
                 key = new byte[keyLength];
             }
-            System.arraycopy(batch, pos, key, 0, keyLength);
-            pos += keyLength;
+            batch.get(reader.keyOffset(), key, 0, keyLength);
         }
-        valueLength = readVarint();
+        valueLength = reader.valueLength();
         if (value.length < valueLength) {
             value = new byte[valueLength];
         }
-        System.arraycopy(batch, pos, value, 0, valueLength);
-        pos = recordEnd; // headers are not part of EventView
-    }
-
-    /** A zigzag varint: the same bytes as a varlong whose value fits an int. */
-    private int readVarint() {
-        return (int) readVarlong();
-    }
-
-    private long readVarlong() {
-        long v = 0;
-        int shift = 0;
-        long b;
-        do {
-            b = batch[pos++];
-            v |= (b & 0x7f) << shift;
-            shift += 7;
-        } while ((b & 0x80) != 0);
-        return (v >>> 1) ^ -(v & 1);
-    }
-
-    private static long readLong(byte[] b, int at) {
-        long v = 0;
-        for (int i = 0; i < 8; i++) {
-            v = (v << 8) | (b[at + i] & 0xff);
-        }
-        return v;
+        batch.get(reader.valueOffset(), value, 0, valueLength); // headers are not part of EventView
     }
 
     @Override

@@ -7,7 +7,7 @@ import io.sluice.core.Acks;
 import io.sluice.core.SendCallback;
 import io.sluice.core.SluiceException;
 import io.sluice.core.internal.journal.PartitionJournal;
-import io.sluice.core.internal.journal.RecordBatchCodec;
+import io.sluice.records.RecordBatchWriter;
 import org.HdrHistogram.SingleWriterRecorder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * The single writer of a partition journal. A batch slot (a producer's record batch, {@link RingSlot#isBatch()})
  * becomes a journal document of its own, its bytes unchanged but the base offset. Single events it coalesces: what the ring hands over in one Disruptor batch into one
  * journal record batch (one Chronicle document), closing it early only when the next event would take it past
- * {@code maxBatchBytes} ({@link RecordBatchCodec#DEFAULT_MAX_BATCH_BYTES}). {@link Acks#JOURNAL} sends are
+ * {@code maxBatchBytes} ({@link PartitionJournal#DEFAULT_MAX_BATCH_BYTES}). {@link Acks#JOURNAL} sends are
  * acknowledged when their record batch is committed (it is then in the mapped file, which survives a process crash);
  * {@link Acks#SYNC} sends at the end of the ring batch after one msync for the whole of it (group commit). An event
  * the journal cannot encode fails alone; a failed write fails every event of its record batch.
@@ -44,7 +44,7 @@ final class JournalHandler implements EventHandler<RingSlot> {
 
     JournalHandler(PartitionJournal journal, RingBuffer<RingSlot> ring, SingleWriterRecorder publishToJournal,
                    Wakers subscribers) {
-        this(journal, ring, publishToJournal, subscribers, RecordBatchCodec.DEFAULT_MAX_BATCH_BYTES);
+        this(journal, ring, publishToJournal, subscribers, PartitionJournal.DEFAULT_MAX_BATCH_BYTES);
     }
 
     JournalHandler(PartitionJournal journal, RingBuffer<RingSlot> ring, SingleWriterRecorder publishToJournal,
@@ -95,7 +95,7 @@ final class JournalHandler implements EventHandler<RingSlot> {
     /** Adds the event to the open journal batch, first committing that batch if the event would take it past the bound. */
     private void add(RingSlot slot, long sequence) {
         if (journal.batchOpen() && journal.batchCount() > 0 && journal.batchBytes()
-                + RecordBatchCodec.maxRecordSize(slot.keyLength, slot.valueLength, slot.headers) > maxBatchBytes) {
+                + RecordBatchWriter.maxRecordSize(slot.keyLength, slot.valueLength, slot.headers) > maxBatchBytes) {
             commit(sequence - 1);
         }
         try {

@@ -153,20 +153,19 @@ public final class PartitionRing implements AutoCloseable {
     /**
      * Publishes a record batch of {@code count} events (RecordBatch v2, docs/journal-format.md, checked by the caller)
      * as one slot: the journal writer stores its bytes as one document with only the base offset rewritten, and the
-     * callback gets the base offset (event {@code i} has offset {@code base + i}). The bytes from {@code batch}'s
-     * position to its limit are copied before this returns. Never blocks.
+     * callback gets the base offset (event {@code i} has offset {@code base + i}). The bytes
+     * {@code batch[offset, offset + length)} are copied before this returns. Never blocks.
      *
      * @return {@link Producer#ACCEPTED}, {@link Producer#BACK_PRESSURED} (ring full, or the partition's batch memory,
      *         {@link BatchBuffers}, in use) or {@link Producer#CLOSED}
      */
-    public long tryPublishBatch(ByteBuffer batch, int count, Acks acks, SendCallback callback) {
+    public long tryPublishBatch(ByteBuffer batch, int offset, int length, int count, Acks acks, SendCallback callback) {
         if (count < 1) {
             throw new IllegalArgumentException("a record batch holds at least one event, got " + count);
         }
         if (!accepting) {
             return Producer.CLOSED;
         }
-        int length = batch.remaining();
         synchronized (batchBuffers) {
             int index = batchBuffers.acquire(length, ring.getMinimumGatingSequence());
             if (index < 0) {
@@ -186,7 +185,7 @@ public final class PartitionRing implements AutoCloseable {
             try {
                 if (open) {
                     batchBuffers.use(index, sequence);
-                    batch.get(batch.position(), batchBuffers.buffer(index), 0, length);
+                    batch.get(offset, batchBuffers.buffer(index), 0, length);
                     slot.fillBatch(partition.topic(), partition.partition(), batchBuffers, index, length, count,
                             acks, acks == Acks.MEMORY ? null : callback);
                     batchedEvents.add(count - 1);

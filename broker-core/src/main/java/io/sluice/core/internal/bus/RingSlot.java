@@ -5,6 +5,7 @@ import io.sluice.core.EventView;
 import io.sluice.core.Header;
 import io.sluice.core.SendCallback;
 
+import java.nio.ByteBuffer;
 import java.util.List;
 
 /**
@@ -90,9 +91,9 @@ public final class RingSlot implements EventView {
         return batchCount > 0;
     }
 
-    /** The batch's bytes, from index 0 to {@link #batchLength}; batch slots only. */
-    byte[] batchBytes() {
-        return batchBuffers.buffer(batchIndex);
+    /** The batch's bytes, from index 0 to {@link #batchLength}, as a heap ByteBuffer (absolute access only); batch slots only. */
+    ByteBuffer batchBytes() {
+        return batchBuffers.view(batchIndex);
     }
 
     void cancel() {

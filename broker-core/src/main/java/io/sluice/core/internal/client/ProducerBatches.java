@@ -8,8 +8,7 @@ import io.sluice.core.SendCallback;
 import io.sluice.core.SluiceException;
 import io.sluice.core.internal.NamedThreadFactory;
 import io.sluice.core.internal.bus.PartitionRing;
-import io.sluice.core.internal.journal.RecordBatchCodec;
-import net.openhft.chronicle.bytes.Bytes;
+import io.sluice.records.RecordBatchWriter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -161,9 +160,11 @@ final class ProducerBatches implements AutoCloseable {
     /** One partition's batch. Guarded by its own monitor. */
     private final class OpenBatch {
         final PartitionRing ring;
-        final Bytes<?> bytes = Bytes.allocateElasticOnHeap(4096);
-        final RecordBatchCodec.Writer writer = new RecordBatchCodec.Writer();
-        byte[] encoded = new byte[0];
+        /** the batch being encoded, from index 0; grows to the largest batch, never shrinks */
+        ByteBuffer bytes = ByteBuffer.allocate(4096);
+        final RecordBatchWriter writer = new RecordBatchWriter();
+        /** the sealed batch's size in bytes */
+        int sealedLength;
         SendCallback[] callbacks = new SendCallback[64];
         int count;
         long openedNanos;
@@ -175,19 +176,23 @@ final class ProducerBatches implements AutoCloseable {
 
         OpenBatch(PartitionRing ring) {
             this.ring = ring;
-            // used by the sending threads and the linger thread, always under this batch's monitor
-            bytes.singleThreadedCheckDisabled(true);
         }
 
         void add(ProducerRecord record, long timestamp, SendCallback callback) {
             if (count == 0) {
-                bytes.clear();
-                writer.begin(bytes);
+                writer.begin(bytes, 0);
                 openedNanos = System.nanoTime();
             }
             byte[] key = record.key();
             byte[] value = record.value();
             try {
+                int room = RecordBatchWriter.maxRecordSize(key == null ? -1 : key.length, value.length, record.headers());
+                if (writer.remaining() < room) {
+                    ByteBuffer grown = ByteBuffer.allocate(Math.max(writer.position() + room, bytes.capacity() * 2));
+                    grown.put(0, bytes.array(), 0, writer.position());
+                    bytes = grown;
+                    writer.moveTo(grown);
+                }
                 writer.append(timestamp, key, key == null ? -1 : key.length, value, value.length, record.headers());
             } catch (RuntimeException e) {
                 if (count == 0) {
@@ -207,17 +212,12 @@ final class ProducerBatches implements AutoCloseable {
                 return Producer.ACCEPTED;
             }
             if (!sealed) {
-                int length = (int) writer.finish(0);
-                if (encoded.length < length) {
-                    encoded = new byte[Math.max(length, encoded.length * 2)];
-                }
-                bytes.read(encoded, 0, length);
+                sealedLength = writer.finish(0);
                 sealed = true;
                 completion = new Completion(Arrays.copyOf(callbacks, count));
                 refusedSinceNanos = System.nanoTime();
             }
-            int length = (int) bytes.writePosition();
-            long result = ring.tryPublishBatch(ByteBuffer.wrap(encoded, 0, length), count, acks, completion);
+            long result = ring.tryPublishBatch(bytes, 0, sealedLength, count, acks, completion);
             if (result == Producer.ACCEPTED) {
                 reset();
             } else if (result == Producer.CLOSED) {

@@ -6,27 +6,9 @@ import net.openhft.chronicle.core.time.TimeProvider;
 import net.openhft.chronicle.queue.RollCycle;
 import net.openhft.chronicle.queue.RollCycles;
 
-/** Chronicle Queue settings shared by every journal; the one place that names Chronicle's system properties. */
+/** Chronicle Queue settings shared by every journal (the system properties are in {@link ChronicleSwitches}). */
 public final class ChronicleSupport {
     private ChronicleSupport() {
-    }
-
-    /**
-     * Sluice never sends usage data. The build and launchers pass these as -D flags; setting them here too, before
-     * the first Chronicle class loads, covers applications that embed Sluice without those flags.
-     */
-    public static void disableTelemetry() {
-        setIfAbsent("chronicle.analytics.disable", "true");
-        setIfAbsent("chronicle.announcer.disable", "true");
-        // Sluice checks free space itself before each append (BrokerConfig.minFreeDiskBytes) and refuses writes
-        // instead of only warning; Chronicle's own monitor thread would just repeat the warning every poll.
-        setIfAbsent("chronicle.disk.monitor.disable", "true");
-    }
-
-    private static void setIfAbsent(String key, String value) {
-        if (System.getProperty(key) == null) {
-            System.setProperty(key, value);
-        }
     }
 
     static RollCycle rollCycle(RollCycleType type) {

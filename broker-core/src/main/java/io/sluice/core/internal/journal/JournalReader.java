@@ -4,6 +4,9 @@ import io.sluice.core.ConsumerRecord;
 import io.sluice.core.PartitionReader;
 import io.sluice.core.SluiceException;
 import io.sluice.core.TopicPartition;
+import io.sluice.records.MalformedBatchException;
+import io.sluice.records.RecordBatch;
+import io.sluice.records.RecordBatchReader;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.core.Jvm;
 import net.openhft.chronicle.queue.ExcerptTailer;
@@ -25,7 +28,9 @@ public final class JournalReader implements PartitionReader {
     private boolean positioned;
     /** when not positioned: the index of the batch a read stopped inside, -1 to search for {@link #position} */
     private long resumeIndex = -1;
-    private final RecordBatchCodec.Cursor cursor = new RecordBatchCodec.Cursor();
+    /** Walks a batch copied out of its document ({@link #stored}): record-batch's codec reads ByteBuffers. */
+    private final RecordBatchReader cursor = new RecordBatchReader();
+    private final StoredBatch stored = new StoredBatch();
     private boolean closed;
     /**
      * False once a direct buffer refused to give its address: on JDK 22+ a buffer derived from a shared memory
@@ -93,11 +98,12 @@ public final class JournalReader implements PartitionReader {
                 if (dc.isMetaData()) {
                     continue;
                 }
-                Bytes<?> in = dc.wire().bytes();
-                String problem = cursor.open(in, in.readPosition(), in.readRemaining(), true);
-                if (problem != null) {
+                ByteBuffer batch = stored.whole(dc.wire().bytes());
+                try {
+                    cursor.open(batch, 0, batch.limit(), true);
+                } catch (MalformedBatchException e) {
                     positioned = false;
-                    throw journal.corrupt(position, problem);
+                    throw journal.corrupt(position, e.getMessage());
                 }
                 if (cursor.nextOffset() <= position) {
                     continue; // a batch wholly before the position: the file under us changed (retention)
@@ -108,8 +114,9 @@ public final class JournalReader implements PartitionReader {
                             + " but the next journal batch starts at " + cursor.baseOffset(), null);
                 }
                 try {
-                    cursor.skip((int) (position - cursor.baseOffset())); // dense: below nextOffset, so within the batch
-                } catch (IllegalStateException | IndexOutOfBoundsException e) {
+                    // dense: below nextOffset, so within the batch; next() checks the offset delta of what it decodes
+                    cursor.skip((int) (position - cursor.baseOffset()));
+                } catch (MalformedBatchException e) {
                     positioned = false;
                     throw journal.corrupt(position, e.getMessage());
                 }
@@ -117,7 +124,7 @@ public final class JournalReader implements PartitionReader {
                     ConsumerRecord record;
                     try {
                         record = cursor.next(tp.topic(), tp.partition());
-                    } catch (IllegalStateException | IndexOutOfBoundsException e) {
+                    } catch (MalformedBatchException e) {
                         positioned = false;
                         throw journal.corrupt(position, e.getMessage());
                     }
@@ -164,7 +171,8 @@ public final class JournalReader implements PartitionReader {
                 }
                 Bytes<?> in = dc.wire().bytes();
                 long start = in.readPosition();
-                String problem = RecordBatchCodec.checkFraming(in, start, in.readRemaining());
+                RecordBatch header = stored.header(in);
+                String problem = header.framingProblem(in.readRemaining());
                 if (problem != null) {
                     positioned = false;
                     if (bytes > 0) {
@@ -173,8 +181,8 @@ public final class JournalReader implements PartitionReader {
                     }
                     throw journal.corrupt(position, problem);
                 }
-                long base = RecordBatchCodec.baseOffset(in, start);
-                long next = base + RecordBatchCodec.recordCount(in, start);
+                long base = header.baseOffset();
+                long next = header.nextOffset();
                 if (next <= position) {
                     continue; // a batch wholly before the position: the file under us changed (retention)
                 }
@@ -183,7 +191,7 @@ public final class JournalReader implements PartitionReader {
                     throw new SluiceException.JournalException(journal.partition() + ": expected offset " + position
                             + " but the next journal batch starts at " + base, null);
                 }
-                int length = RecordBatchCodec.LOG_OVERHEAD + RecordBatchCodec.batchLength(in, start);
+                int length = header.sizeInBytes();
                 if (bytes > 0 && (long) bytes + length > maxBytes) {
                     // does not fit: the tailer moves past it on close, so come back to it next time
                     resumeIndex = dc.index();
@@ -259,7 +267,7 @@ public final class JournalReader implements PartitionReader {
     private ExcerptTailer positionedTailer() {
         ExcerptTailer t = tailer();
         if (!positioned) {
-            long index = resumeIndex >= 0 ? resumeIndex : journal.documentIndexOf(t, position);
+            long index = resumeIndex >= 0 ? resumeIndex : journal.documentIndexOf(t, position, stored);
             resumeIndex = -1;
             if (index < 0 || !t.moveToIndex(index)) {
                 throw new SluiceException.JournalException(journal.partition() + ": cannot position at offset " + position, null);

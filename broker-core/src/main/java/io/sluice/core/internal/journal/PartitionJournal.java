@@ -5,6 +5,10 @@ import io.sluice.core.RollCycleType;
 import io.sluice.core.SluiceException;
 import io.sluice.core.TopicPartition;
 import io.sluice.core.internal.bus.RingSlot;
+import io.sluice.records.MalformedBatchException;
+import io.sluice.records.RecordBatch;
+import io.sluice.records.RecordBatchReader;
+import io.sluice.records.RecordBatchWriter;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.bytes.SyncMode;
 import net.openhft.chronicle.queue.ChronicleQueue;
@@ -20,6 +24,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -30,7 +35,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
  * The durable log of one partition: a Chronicle Queue whose documents are record batches (Kafka RecordBatch v2, see
- * {@link RecordBatchCodec} and docs/journal-format.md), with dense offsets per event.
+ * record-batch's {@link RecordBatch} and docs/journal-format.md), with dense offsets per event.
  *
  * <p><b>Threading.</b> {@link #append} and {@link #sync} are called only by the partition's journal writer thread
  * (single writer). {@link #endOffset()} and {@link #startOffset()} are safe from any thread. Readers
@@ -56,7 +61,7 @@ public final class PartitionJournal implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionJournal.class);
 
     static {
-        ChronicleSupport.disableTelemetry();
+        ChronicleSwitches.disableTelemetry();
     }
 
     private final TopicPartition partition;
@@ -87,6 +92,12 @@ public final class PartitionJournal implements AutoCloseable {
 
     private static final int MAX_UNSYNCED_CYCLES = 8;
 
+    /**
+     * Default upper bound of one coalesced batch in bytes: the journal writer closes a document before a record would
+     * take it past this (a single larger record still gets a batch of its own).
+     */
+    public static final int DEFAULT_MAX_BATCH_BYTES = 1 << 20;
+
     // journal-writer thread state
     private ExcerptAppender appender;
     private int lastCycle = Integer.MIN_VALUE;
@@ -98,9 +109,19 @@ public final class PartitionJournal implements AutoCloseable {
     private boolean directoryUnsynced;
     private long bytesAtLastDiskCheck = Long.MIN_VALUE / 2; // check on the first append
     private boolean diskFull;
-    private final RecordBatchCodec.Writer batchWriter = new RecordBatchCodec.Writer();
-    /** the open batch's document, or null */
-    private DocumentContext batchDocument;
+    /**
+     * The open batch is encoded into {@link #batchBuffer}, then copied into one Chronicle document when it is committed
+     * (the codec writes ByteBuffers; a mapped document is not one). The buffer grows to the largest batch and shrinks
+     * back after one above {@link #RETAINED_BATCH_BUFFER}, bounding an idle partition's memory.
+     */
+    private final RecordBatchWriter batchWriter = new RecordBatchWriter();
+    private static final int INITIAL_BATCH_BUFFER = 16 * 1024;
+    private static final int RETAINED_BATCH_BUFFER = 256 * 1024;
+    private ByteBuffer batchBuffer = ByteBuffer.allocate(INITIAL_BATCH_BUFFER);
+    /** the header of a producer's batch, rewritten in place before it is stored (journal writer thread) */
+    private final RecordBatch producedHeader = new RecordBatch();
+    /** read-side copy of stored headers for recovery (the opening thread) */
+    private final StoredBatch recovered = new StoredBatch();
 
     public PartitionJournal(TopicPartition partition, Path dir, RollCycleType rollCycleType, EpochClock clock,
                             long minFreeDiskBytes) {
@@ -182,10 +203,9 @@ public final class PartitionJournal implements AutoCloseable {
         long lastIndex = -1;
         try (DocumentContext dc = tailer.readingDocument()) {
             if (dc.isPresent() && !dc.isMetaData()) {
-                Bytes<?> in = dc.wire().bytes();
-                checkFraming(in, in.readPosition(), in.readRemaining());
-                lastBase = RecordBatchCodec.baseOffset(in, in.readPosition());
-                lastEnd = lastBase + RecordBatchCodec.recordCount(in, in.readPosition());
+                RecordBatch header = checkedHeader(dc.wire().bytes());
+                lastBase = header.baseOffset();
+                lastEnd = header.nextOffset();
                 lastIndex = dc.index();
             }
         }
@@ -214,14 +234,13 @@ public final class PartitionJournal implements AutoCloseable {
                 if (dc.isMetaData()) {
                     continue;
                 }
-                Bytes<?> in = dc.wire().bytes();
-                checkFraming(in, in.readPosition(), in.readRemaining());
-                long base = RecordBatchCodec.baseOffset(in, in.readPosition());
+                RecordBatch header = checkedHeader(dc.wire().bytes());
+                long base = header.baseOffset();
                 if (base != expected) {
                     throw new SluiceException.JournalException(partition + ": offsets are not dense in cycle "
                             + newest.getValue() + ": expected a batch at " + expected + ", found one at " + base, null);
                 }
-                expected += RecordBatchCodec.recordCount(in, in.readPosition());
+                expected += header.count();
                 batches++;
             }
         }
@@ -243,7 +262,7 @@ public final class PartitionJournal implements AutoCloseable {
             long sequence = firstSequenceByCycle.getOrDefault(cycle, 0L);
             try {
                 long base;
-                while ((base = baseOffsetAt(tailer, cycle, sequence, -1)) >= 0) {
+                while ((base = baseOffsetAt(tailer, cycle, sequence, -1, recovered)) >= 0) {
                     batchIndex.add(base, rollCycle.toIndex(cycle, sequence));
                     sequence += batchIndex.interval();
                 }
@@ -254,12 +273,14 @@ public final class PartitionJournal implements AutoCloseable {
         }
     }
 
-    private void checkFraming(Bytes<?> in, long start, long available) {
-        String problem = RecordBatchCodec.checkFraming(in, start, available);
+    private RecordBatch checkedHeader(Bytes<?> in) {
+        RecordBatch header = recovered.header(in);
+        String problem = header.framingProblem(in.readRemaining());
         if (problem != null) {
             throw new SluiceException.CorruptRecordException(partition + ": a journal batch is damaged: " + problem,
                     partition, -1);
         }
+        return header;
     }
 
     private int nextCycle(int cycle) {
@@ -283,10 +304,9 @@ public final class PartitionJournal implements AutoCloseable {
             if (dc.isMetaData()) {
                 return false;
             }
-            Bytes<?> in = dc.wire().bytes();
-            checkFraming(in, in.readPosition(), in.readRemaining());
+            RecordBatch header = checkedHeader(dc.wire().bytes());
             firstSequenceByCycle.put(cycle, rollCycle.toSequenceNumber(index));
-            cycleByBaseOffset.put(RecordBatchCodec.baseOffset(in, in.readPosition()), cycle);
+            cycleByBaseOffset.put(header.baseOffset(), cycle);
             return true;
         }
     }
@@ -320,61 +340,63 @@ public final class PartitionJournal implements AutoCloseable {
      * @throws SluiceException.JournalException if the disk is (nearly) full or the document could not be opened
      */
     public void beginBatch() {
-        openDocument();
-        try {
-            batchWriter.begin(batchDocument.wire().bytes());
-        } catch (Throwable t) {
-            throw appendFailed(t);
-        }
-    }
-
-    private void openDocument() {
-        if (batchDocument != null) {
+        if (batchWriter.isOpen()) {
             throw new IllegalStateException(partition + ": a batch is already open");
         }
         checkDiskSpace();
+        batchWriter.begin(batchBuffer, 0);
+    }
+
+    /** Writes {@code batch[offset, offset + length)} as one document. */
+    private void writeDocument(byte[] batch, int offset, int length) {
+        checkDiskSpace();
+        DocumentContext dc = null;
         try {
             if (appender == null) {
                 appender = queue.createAppender();
                 // only the journal writer thread ever touches it: skip Chronicle's per-call owner check
                 appender.singleThreadedCheckDisabled(true);
             }
-            batchDocument = appender.writingDocument();
+            dc = appender.writingDocument();
+            dc.wire().bytes().write(batch, offset, length);
+            dc.close();
         } catch (Throwable t) {
+            if (dc != null) {
+                try {
+                    dc.rollbackOnClose();
+                    dc.close();
+                } catch (Throwable ignored) {
+                    // the appender is discarded below; its state no longer matters
+                }
+            }
             throw appendFailed(t);
         }
+        appendedBytes += length;
     }
 
     /**
      * Appends a record batch a producer encoded (RecordBatch v2 of {@code count} records in {@code batch[0, length)},
-     * checked by the network front: framing, CRC32C, records) as one document, byte for byte but the base offset,
-     * which becomes the next offset. No batch may be open. Journal writer thread only.
+     * a heap buffer, checked before it entered the ring: a {@code CheckedBatch}, or the embedded producer's own
+     * writer) as one document, byte for byte but the base offset, which becomes the next offset (written into
+     * {@code batch} too). No batch may be open. Journal writer thread only.
      *
      * @return the base offset: record {@code i} of the batch has offset {@code base + i}
      * @throws SluiceException.JournalException if the disk is (nearly) full or the write failed; nothing was appended
      */
-    public long appendBatch(byte[] batch, int length, int count) {
-        openDocument();
-        long base = endOffset;
-        try {
-            Bytes<?> out = batchDocument.wire().bytes();
-            long start = out.writePosition();
-            out.write(batch, 0, length);
-            RecordBatchCodec.rewriteBaseOffset(out, start, base);
-            DocumentContext dc = batchDocument;
-            batchDocument = null;
-            dc.close();
-            appendedBytes += length;
-        } catch (Throwable t) {
-            throw appendFailed(t);
+    public long appendBatch(ByteBuffer batch, int length, int count) {
+        if (batchWriter.isOpen()) {
+            throw new IllegalStateException(partition + ": a batch is open");
         }
+        long base = endOffset;
+        producedHeader.wrap(batch, 0, length).baseOffset(base);
+        writeDocument(batch.array(), batch.arrayOffset(), length);
         committed(base, count);
         return base;
     }
 
     /** True between {@link #beginBatch} and {@link #commitBatch}/{@link #abortBatch}. */
     public boolean batchOpen() {
-        return batchDocument != null;
+        return batchWriter.isOpen();
     }
 
     /** Events added to the open batch. */
@@ -384,7 +406,7 @@ public final class PartitionJournal implements AutoCloseable {
 
     /** Bytes of the open batch so far (header included), 0 if none is open. */
     public long batchBytes() {
-        return batchDocument == null ? 0 : batchWriter.size();
+        return batchWriter.size();
     }
 
     /**
@@ -396,17 +418,15 @@ public final class PartitionJournal implements AutoCloseable {
      *                                          false: the whole batch was discarded)
      */
     public long add(RingSlot slot) {
-        if (batchDocument == null) {
+        if (!batchWriter.isOpen()) {
             throw new IllegalStateException(partition + ": no batch is open");
         }
         try {
+            ensureRoom(RecordBatchWriter.maxRecordSize(slot.keyLength(), slot.valueLength(), slot.headers()));
             batchWriter.append(slot.timestamp(), slot.keyBuffer(), slot.keyLength(), slot.valueBuffer(),
                     slot.valueLength(), slot.headers());
         } catch (RuntimeException e) {
             throw new SluiceException.JournalException(partition + ": event rejected by the journal: " + e, e);
-        } catch (Throwable t) {
-            // the InternalError the JVM raises when a mapped write hits a full disk (SIGBUS): the document is lost
-            throw appendFailed(t);
         }
         return endOffset + batchWriter.count() - 1;
     }
@@ -420,7 +440,7 @@ public final class PartitionJournal implements AutoCloseable {
      * @throws SluiceException.JournalException if the write failed; nothing of the batch was appended
      */
     public int commitBatch() {
-        if (batchDocument == null) {
+        if (!batchWriter.isOpen()) {
             return 0;
         }
         int count = batchWriter.count();
@@ -429,17 +449,28 @@ public final class PartitionJournal implements AutoCloseable {
             return 0;
         }
         long base = endOffset;
+        int size = batchWriter.finish(base);
         try {
-            long size = batchWriter.finish(base);
-            DocumentContext dc = batchDocument;
-            batchDocument = null;
-            dc.close();
-            appendedBytes += size;
-        } catch (Throwable t) {
-            throw appendFailed(t);
+            writeDocument(batchBuffer.array(), 0, size);
+        } finally {
+            if (batchBuffer.capacity() > RETAINED_BATCH_BUFFER) {
+                batchBuffer = ByteBuffer.allocate(INITIAL_BATCH_BUFFER);
+            }
         }
         committed(base, count);
         return count;
+    }
+
+    /** Grows the open batch's buffer, keeping what it holds, so that {@code recordBytes} more fit. */
+    private void ensureRoom(int recordBytes) {
+        if (batchWriter.remaining() >= recordBytes) {
+            return;
+        }
+        int needed = batchWriter.position() + recordBytes;
+        ByteBuffer grown = ByteBuffer.allocate(Math.max(needed, Math.min(Integer.MAX_VALUE - 8, batchBuffer.capacity() * 2)));
+        grown.put(0, batchBuffer.array(), 0, batchWriter.position());
+        batchBuffer = grown;
+        batchWriter.moveTo(grown);
     }
 
     /** A document of {@code count} events from {@code base} was closed: track its cycle file and publish it. */
@@ -471,16 +502,6 @@ public final class PartitionJournal implements AutoCloseable {
     /** Discards the open batch, if any: its document is rolled back and nothing of it is stored. */
     public void abortBatch() {
         batchWriter.abandon();
-        DocumentContext dc = batchDocument;
-        batchDocument = null;
-        if (dc != null) {
-            try {
-                dc.rollbackOnClose();
-                dc.close();
-            } catch (Throwable ignored) {
-                // the caller discards the appender when the write itself failed; its state no longer matters
-            }
-        }
     }
 
     /** statfs at most every diskCheckIntervalBytes appended, and on every append while the disk is full. */
@@ -603,9 +624,10 @@ public final class PartitionJournal implements AutoCloseable {
      * Chronicle index of the batch holding {@code offset}, or -1 if it is not retained. Moves {@code tailer}: the
      * {@link BatchIndex} gives the batches around the offset (while it holds every batch: the one batch, and nothing is
      * read); between them, or from the cycle's first batch without a hint, a galloping then binary search over the
-     * cycle's sequence numbers, reading the base offset of each probed batch.
+     * cycle's sequence numbers, reading the base offset of each probed batch (its header copied into
+     * {@code scratch}, the caller's).
      */
-    long documentIndexOf(ExcerptTailer tailer, long offset) {
+    long documentIndexOf(ExcerptTailer tailer, long offset, StoredBatch scratch) {
         Map.Entry<Long, Integer> e = cycleByBaseOffset.floorEntry(offset);
         if (e == null) {
             return -1;
@@ -621,7 +643,7 @@ public final class PartitionJournal implements AutoCloseable {
         long step = 1;
         while (hi < 0) {
             long probe = lo + step;
-            long base = baseOffsetAt(tailer, cycle, probe, offset);
+            long base = baseOffsetAt(tailer, cycle, probe, offset, scratch);
             if (base < 0 || base > offset) {
                 hi = probe;
             } else {
@@ -631,7 +653,7 @@ public final class PartitionJournal implements AutoCloseable {
         }
         while (hi - lo > 1) { // base(lo) <= offset < base(hi), or hi is past the cycle's last batch
             long mid = (lo + hi) >>> 1;
-            long base = baseOffsetAt(tailer, cycle, mid, offset);
+            long base = baseOffsetAt(tailer, cycle, mid, offset, scratch);
             if (base >= 0 && base <= offset) {
                 lo = mid;
             } else {
@@ -645,7 +667,7 @@ public final class PartitionJournal implements AutoCloseable {
      * Base offset of the batch at (cycle, sequence), or -1 if there is none. A batch whose framing is damaged is a
      * {@link SluiceException.CorruptRecordException} naming the offset being looked for.
      */
-    private long baseOffsetAt(ExcerptTailer tailer, int cycle, long sequence, long soughtOffset) {
+    private long baseOffsetAt(ExcerptTailer tailer, int cycle, long sequence, long soughtOffset, StoredBatch scratch) {
         long index = rollCycle.toIndex(cycle, sequence);
         if (!tailer.moveToIndex(index)) {
             return -1;
@@ -655,12 +677,13 @@ public final class PartitionJournal implements AutoCloseable {
                 return -1;
             }
             Bytes<?> in = dc.wire().bytes();
-            String problem = RecordBatchCodec.checkFraming(in, in.readPosition(), in.readRemaining());
+            RecordBatch header = scratch.header(in);
+            String problem = header.framingProblem(in.readRemaining());
             if (problem != null) {
                 throw new SluiceException.CorruptRecordException(partition + ": looking for offset " + soughtOffset
                         + " in " + dir + ", a journal batch is damaged: " + problem, partition, soughtOffset);
             }
-            return RecordBatchCodec.baseOffset(in, in.readPosition());
+            return header.baseOffset();
         }
     }
 
@@ -676,10 +699,12 @@ public final class PartitionJournal implements AutoCloseable {
     long offsetForTimestamp(long epochMillis) {
         long lo = startOffset;
         long hi = endOffset;
+        StoredBatch scratch = new StoredBatch();
+        RecordBatchReader cursor = new RecordBatchReader();
         try (ExcerptTailer tailer = queue.createTailer()) {
             while (lo < hi) {
                 long mid = (lo + hi) >>> 1;
-                long ts = timestampAt(tailer, mid);
+                long ts = timestampAt(tailer, mid, scratch, cursor);
                 if (ts < epochMillis) {
                     lo = mid + 1;
                 } else {
@@ -690,8 +715,8 @@ public final class PartitionJournal implements AutoCloseable {
         return lo;
     }
 
-    private long timestampAt(ExcerptTailer tailer, long offset) {
-        long index = documentIndexOf(tailer, offset);
+    private long timestampAt(ExcerptTailer tailer, long offset, StoredBatch scratch, RecordBatchReader cursor) {
+        long index = documentIndexOf(tailer, offset, scratch);
         if (index < 0 || !tailer.moveToIndex(index)) {
             return Long.MIN_VALUE;
         }
@@ -699,16 +724,20 @@ public final class PartitionJournal implements AutoCloseable {
             if (!dc.isPresent()) {
                 return Long.MIN_VALUE;
             }
-            Bytes<?> in = dc.wire().bytes();
-            RecordBatchCodec.Cursor cursor = new RecordBatchCodec.Cursor();
-            String problem = cursor.open(in, in.readPosition(), in.readRemaining(), true);
-            if (problem != null) {
-                throw corrupt(offset, problem);
+            ByteBuffer batch = scratch.whole(dc.wire().bytes());
+            try {
+                cursor.open(batch, 0, batch.limit(), true);
+                while (cursor.hasNext() && cursor.peekOffset() < offset) {
+                    cursor.skip();
+                }
+                if (!cursor.hasNext()) {
+                    return Long.MIN_VALUE;
+                }
+                cursor.advance();
+                return cursor.timestamp();
+            } catch (MalformedBatchException e) {
+                throw corrupt(offset, e.getMessage());
             }
-            while (cursor.hasNext() && cursor.peekOffset() < offset) {
-                cursor.skip();
-            }
-            return cursor.hasNext() ? cursor.next(partition.topic(), partition.partition()).timestamp() : Long.MIN_VALUE;
         }
     }
 

@@ -5,36 +5,31 @@ import io.sluice.core.Broker;
 import io.sluice.core.PartitionReader;
 import io.sluice.core.SluiceException;
 import io.sluice.core.TopicPartition;
+import io.sluice.core.internal.BrokerFront;
 import io.sluice.net.protocol.Fetch;
-import io.sluice.net.protocol.RecordCodec;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 
 /**
  * One FETCH request, on the connection's event loop. Answers at once when any requested partition has records
- * (or an error); otherwise it waits to be woken, not on a polling timer: {@link Broker#onNextAppend} runs it again
+ * (or an error); otherwise it waits to be woken, not on a polling timer: {@link BrokerFront#onNextAppend} runs it again
  * on the event loop after the next journal batch of a requested partition, and one timer answers it (empty) when
  * {@code maxWaitMillis} passed.
- * Version 1 ({@link Fetch#VERSION_BATCHES}) copies the journal's stored record batches, whole and unchanged, from
- * the connection's partition reader into the response buffer ({@link PartitionReader#readBatches}: one copy per batch,
- * no per-record work); version 0 re-encodes record by record ({@link RecordCodec#writeFetched}). Either is built
- * only when this response can be written at once ({@link RequestHandler#canWriteNow}): a fetch that is ready behind
- * earlier responses, or behind a socket its client does not read, waits for its turn without holding any records.
+ * It copies the journal's stored record batches, whole and unchanged, from the connection's partition reader into
+ * the response buffer ({@link PartitionReader#readBatches}: one copy per batch, no per-record work), only when this
+ * response can be written at once ({@link RequestHandler#canWriteNow}): a fetch that is ready behind earlier
+ * responses, or behind a socket its client does not read, waits for its turn without holding any records.
  *
- * <p>Response size, v1: at most {@code maxBytes} of batches, plus one whole batch per partition when its first batch
+ * <p>Response size: at most {@code maxBytes} of batches, plus one whole batch per partition when its first batch
  * alone is larger than what is left (a batch is bounded by the journal's batch size, or holds one record of at most
- * {@code maxEventSize}). v0: at most {@code maxBytes} of key+value bytes plus
- * {@link RecordCodec#MIN_FETCHED_RECORD_SIZE} of framing per record, bounded by reading at most
- * {@code maxBytes / MIN_FETCHED_RECORD_SIZE} records; so a response stays under about {@code 2 * maxBytes} plus
- * partition headers.
+ * {@code maxEventSize}).
  */
 final class FetchOperation implements Runnable {
 
     private final RequestHandler conn;
     private final long sequence;
     private final int correlationId;
-    private final short version;
     private final Fetch.Request request;
     private final long deadlineNanos;
     /** answering (data, error, deadline or draining): later wake-ups and the deadline timer are ignored */
@@ -43,11 +38,10 @@ final class FetchOperation implements Runnable {
     /** cancels the pending append wake-up, or null */
     private Runnable cancelWake;
 
-    FetchOperation(RequestHandler conn, long sequence, int correlationId, short version, Fetch.Request request) {
+    FetchOperation(RequestHandler conn, long sequence, int correlationId, Fetch.Request request) {
         this.conn = conn;
         this.sequence = sequence;
         this.correlationId = correlationId;
-        this.version = version;
         this.request = request;
         this.deadlineNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(request.maxWaitMillis());
     }
@@ -77,7 +71,7 @@ final class FetchOperation implements Runnable {
         if (cancelWake != null) {
             cancelWake.run();
         }
-        cancelWake = conn.server.broker.onNextAppend(partitions(), () -> conn.ctx().executor().execute(this));
+        cancelWake = conn.server.front.onNextAppend(partitions(), () -> conn.ctx().executor().execute(this));
         if (hasDataOrError()) {
             conn.ctx().executor().execute(this);
         }
@@ -171,26 +165,15 @@ final class FetchOperation implements Runnable {
                 if (reader.position() != p.offset()) {
                     reader.seek(p.offset());
                 }
-                if (version >= Fetch.VERSION_BATCHES) {
-                    reader.readBatches(budget, length -> claim(out, length));
-                    count = (int) (reader.position() - p.offset());
-                } else {
-                    count = reader.read(Math.max(1, budget / RecordCodec.MIN_FETCHED_RECORD_SIZE), budget,
-                            r -> RecordCodec.writeFetched(out, r));
-                }
+                reader.readBatches(budget, length -> claim(out, length));
+                count = (int) (reader.position() - p.offset());
             } catch (SluiceException e) {
                 // a read failure (for example the partition was truncated by retention): report it instead
                 out.writerIndex(headerStart);
                 Fetch.Response.writePartitionHeader(out, tp, e.code(), e.getMessage(), start, end);
                 continue;
             }
-            if (version >= Fetch.VERSION_BATCHES) {
-                Fetch.Response.patchCount(out, countIndex, out.writerIndex() - mark);
-                conn.server.counters.fetchedRecords.add(count);
-                remaining -= out.writerIndex() - mark;
-                continue;
-            }
-            Fetch.Response.patchCount(out, countIndex, count);
+            Fetch.Response.patchCount(out, countIndex, out.writerIndex() - mark);
             conn.server.counters.fetchedRecords.add(count);
             remaining -= out.writerIndex() - mark;
         }

@@ -5,20 +5,22 @@ import io.sluice.core.Producer;
 import io.sluice.core.SendCallback;
 import io.sluice.core.SluiceException;
 import io.sluice.core.TopicPartition;
+import io.sluice.core.internal.BrokerFront;
 import io.sluice.net.protocol.Produce;
 
-import java.nio.ByteBuffer;
+import io.sluice.records.CheckedBatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One PRODUCE v1 request: its record batch, already checked by {@link Produce.BatchRequest#decode}, goes to the
- * partition as one unit ({@code Broker.tryAppendBatch}: one ring slot, one journal document, bytes unchanged but the
- * base offset), and the answer is the base offset once the batch reached the requested durability.
+ * One PRODUCE request: its record batch, already checked by {@link Produce.BatchRequest#decode} (a
+ * {@link CheckedBatch}), goes to the partition as one unit ({@link BrokerFront#tryAppendBatch}: one ring slot, one
+ * journal document, bytes unchanged but the base offset), and the answer is the base offset once the batch reached
+ * the requested durability.
  *
  * <p>Normally the batch is copied straight from the request frame into the partition's ring. When the ring (or its
- * batch memory) is full, the batch is copied once to the heap, the operation becomes the connection's barrier (the
- * connection stops reading) and the append is retried from the event loop's scheduler, backing off from
- * {@link #MIN_RETRY_MICROS} to {@link #MAX_RETRY_MICROS}, as {@link ProduceOperation} does for v0.
+ * batch memory) is full, the batch is copied once to the heap ({@link CheckedBatch#copy}: still checked), the
+ * operation becomes the connection's barrier (the connection stops reading) and the append is retried from the event
+ * loop's scheduler, backing off from {@link #MIN_RETRY_MICROS} to {@link #MAX_RETRY_MICROS}.
  */
 final class ProduceBatchOperation implements SendCallback, Runnable {
     private static final long MIN_RETRY_MICROS = 20;
@@ -30,7 +32,7 @@ final class ProduceBatchOperation implements SendCallback, Runnable {
     private final Produce.BatchRequest request;
     private final TopicPartition partition;
     /** Set only while waiting out back-pressure: the frame is released when start() returns. */
-    private ByteBuffer retained;
+    private CheckedBatch retained;
     private long retryMicros = MIN_RETRY_MICROS;
 
     ProduceBatchOperation(RequestHandler conn, long sequence, int correlationId, Produce.BatchRequest request) {
@@ -41,12 +43,10 @@ final class ProduceBatchOperation implements SendCallback, Runnable {
         this.partition = new TopicPartition(request.topic(), request.partition());
     }
 
-    /** Event loop, while {@code frame} is still held. */
+    /** Event loop, while {@code frame} (which the request's batch is a view of) is still held. */
     void start(ByteBuf frame) {
-        if (!append(frame.nioBuffer(request.batchStart(), request.batchLength()))) {
-            ByteBuffer copy = ByteBuffer.allocate(request.batchLength());
-            frame.getBytes(request.batchStart(), copy);
-            retained = copy.flip();
+        if (!append(request.batch())) {
+            retained = request.batch().copy();
             conn.server.counters.backPressurePauses.increment();
             conn.setBarrier(this);
             schedule();
@@ -56,7 +56,7 @@ final class ProduceBatchOperation implements SendCallback, Runnable {
     /** Retry after back-pressure (event loop). */
     @Override
     public void run() {
-        if (append(retained.duplicate())) {
+        if (append(retained)) {
             retained = null;
             conn.clearBarrier(this);
         } else if (!conn.ctx().channel().isActive()) {
@@ -74,10 +74,10 @@ final class ProduceBatchOperation implements SendCallback, Runnable {
     }
 
     /** @return false if back-pressured (nothing taken); true once accepted or answered with an error */
-    private boolean append(ByteBuffer batch) {
+    private boolean append(CheckedBatch batch) {
         long result;
         try {
-            result = conn.server.broker.tryAppendBatch(partition, batch, request.recordCount(), request.acks(), this);
+            result = conn.server.front.tryAppendBatch(partition, batch, request.acks(), this);
         } catch (RuntimeException e) {
             onCompletion(request.partition(), -1, e);
             return true;
@@ -105,7 +105,7 @@ final class ProduceBatchOperation implements SendCallback, Runnable {
         if (error != null) {
             conn.fail(sequence, correlationId, error);
         } else {
-            conn.server.counters.producedRecords.add(request.recordCount());
+            conn.server.counters.producedRecords.add(request.batch().recordCount());
             conn.succeed(sequence, correlationId, new Produce.BatchResponse(baseOffset)::encode);
         }
     }

@@ -16,7 +16,7 @@ import io.sluice.net.protocol.ApiKey;
 import io.sluice.net.protocol.FrameDecoder;
 import io.sluice.net.protocol.Frames;
 import io.sluice.net.protocol.ProtocolException;
-import io.sluice.net.protocol.RecordBatchReader;
+import io.sluice.records.RecordBatchChecker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,14 +54,11 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(RequestHandler.class);
 
     final ServerContext server;
-    /**
-     * Checks PRODUCE v1 batches: one per event-loop thread, not per connection, since it keeps a scratch array as
-     * large as the largest batch it checked (so the memory is bounded by the I/O threads, not the connections).
-     */
-    private static final FastThreadLocal<RecordBatchReader> BATCH_CHECKER = new FastThreadLocal<>() {
+    /** Checks PRODUCE batches: one per event-loop thread (it is reusable and single-threaded), not per connection. */
+    private static final FastThreadLocal<RecordBatchChecker> BATCH_CHECKER = new FastThreadLocal<>() {
         @Override
-        protected RecordBatchReader initialValue() {
-            return new RecordBatchReader();
+        protected RecordBatchChecker initialValue() {
+            return new RecordBatchChecker();
         }
     };
     private final int maxInFlight;
@@ -353,8 +350,8 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
 
     // ---------------------------------------------------------------- used by the request implementations
 
-    /** The PRODUCE v1 batch checker of this event loop's thread. */
-    RecordBatchReader batchChecker() {
+    /** The PRODUCE batch checker of this event loop's thread. */
+    RecordBatchChecker batchChecker() {
         return BATCH_CHECKER.get();
     }
 
@@ -393,7 +390,7 @@ public final class RequestHandler extends ChannelInboundHandlerAdapter {
     PartitionReader reader(TopicPartition tp) {
         PartitionReader reader = readers.get(tp);
         if (reader == null) {
-            reader = server.broker.openReader(tp);
+            reader = server.front.openReader(tp);
             readers.put(tp, reader);
         }
         return reader;

@@ -57,17 +57,10 @@ final class Requests {
                     conn.fail(seq, cid, SluiceException.Code.AUTHENTICATION_FAILED, "invalid token");
                 }
             }
-            // v0: record sizes are checked against maxEventSize from their length fields, before any record is decoded
-            case PRODUCE -> {
-                if (version >= Produce.VERSION_BATCH) {
-                    // the batch is checked whole (framing, CRC32C, every record against maxEventSize) before anything is stored
-                    new ProduceBatchOperation(conn, seq, cid,
-                            Produce.BatchRequest.decode(body, conn.batchChecker(), broker.config().maxEventSize())).start(body);
-                } else {
-                    new ProduceOperation(conn, seq, cid, Produce.Request.decode(body, broker.config().maxEventSize())).start();
-                }
-            }
-            case FETCH -> new FetchOperation(conn, seq, cid, version, clampFetch(conn, Fetch.Request.decode(body))).run();
+            // the batch is checked whole (framing, CRC32C, every record against maxEventSize) before anything is stored
+            case PRODUCE -> new ProduceBatchOperation(conn, seq, cid,
+                    Produce.BatchRequest.decode(body, conn.batchChecker(), broker.config().maxEventSize())).start(body);
+            case FETCH -> new FetchOperation(conn, seq, cid, clampFetch(conn, Fetch.Request.decode(body))).run();
             case LIST_OFFSETS -> {
                 ListOffsets.Request r = ListOffsets.Request.decode(body, version);
                 if (r.searchesTimestamps()) {

@@ -5,6 +5,7 @@ import io.sluice.core.Acks;
 import io.sluice.core.Broker;
 import io.sluice.core.Producer;
 import io.sluice.core.ProducerConfig;
+import io.sluice.core.internal.BrokerFront;
 import io.sluice.net.security.TokenAuthenticator;
 import io.sluice.net.server.BrokerServerConfig;
 
@@ -19,6 +20,8 @@ import java.util.concurrent.Executor;
  */
 public final class ServerContext implements AutoCloseable {
     final Broker broker;
+    /** The broker's hooks for a network front: batch appends, readers, append wake-ups. */
+    final BrokerFront front;
     final BrokerServerConfig config;
     final ServerCounters counters;
     final ChannelGroup channels;
@@ -38,6 +41,7 @@ public final class ServerContext implements AutoCloseable {
                          Executor admin, Executor groups) {
         this.groups = groups;
         this.broker = broker;
+        this.front = BrokerFront.of(broker);
         this.config = config;
         this.counters = counters;
         this.channels = channels;

@@ -7,7 +7,7 @@ import io.sluice.core.SendCallback;
 import io.sluice.core.SluiceException;
 import io.sluice.core.TopicPartition;
 import io.sluice.net.protocol.Produce;
-import io.sluice.net.protocol.RecordBatchWriter;
+import io.sluice.records.RecordBatchWriter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,7 +25,7 @@ final class ProducerBatch implements ResponseSink {
     private static final Logger LOG = LoggerFactory.getLogger(ProducerBatch.class);
     final TopicPartition partition;
     final long createdNanos;
-    /** Buffer-memory bytes of the records ({@code RecordCodec.producedSize}), released when the batch is done. */
+    /** Buffer-memory bytes of the records ({@link RecordBatchWriter#maxRecordSize} each), released when the batch is done. */
     int bytes;
     long sentNanos;
     private final RecordBatchWriter writer = new RecordBatchWriter();
@@ -36,22 +36,31 @@ final class ProducerBatch implements ResponseSink {
     private final ProducerSender sender;
 
     /**
-     * @param records       an empty buffer to encode into (the sender's, reused from batches already sent)
+     * @param records       an empty heap buffer to encode into (the sender's, reused from batches already sent)
      * @param expectedCount records the batch will probably hold (the previous batch's count): sizes the callback array
      */
-    ProducerBatch(ProducerSender sender, TopicPartition partition, long now, long baseTimestamp, ByteBuf records,
-                  int expectedCount) {
+    ProducerBatch(ProducerSender sender, TopicPartition partition, long now, ByteBuf records, int expectedCount) {
         this.sender = sender;
         this.callbacks = new SendCallback[Math.max(16, expectedCount)];
         this.partition = partition;
         this.createdNanos = now;
         this.records = records;
-        writer.begin(records, baseTimestamp);
+        // the writer works on a view of the buffer's memory, indexed as the buffer is
+        writer.begin(records.nioBuffer(0, records.capacity()), records.writerIndex());
     }
 
     /** Encodes one record into the batch (sender's lock). */
     void add(ProducerRecord record, long timestamp, int size, SendCallback callback) {
-        writer.append(timestamp, record.key(), record.value(), record.headers());
+        byte[] key = record.key();
+        int keyLength = key == null ? -1 : key.length;
+        int room = RecordBatchWriter.maxRecordSize(keyLength, record.value().length, record.headers());
+        if (writer.remaining() < room) {
+            records.writerIndex(writer.position());
+            records.ensureWritable(room);
+            writer.moveTo(records.nioBuffer(0, records.capacity()));
+        }
+        writer.append(timestamp, key, keyLength, record.value(), record.value().length, record.headers());
+        records.writerIndex(writer.position());
         if (count == callbacks.length) {
             callbacks = Arrays.copyOf(callbacks, count * 2);
         }
@@ -61,7 +70,7 @@ final class ProducerBatch implements ResponseSink {
 
     /** No record joins after this: fills in the batch header and CRC (sender's lock). */
     void close() {
-        writer.finish();
+        writer.finish(0); // the broker assigns the base offset
     }
 
     int recordCount() {

@@ -112,7 +112,7 @@ public final class ProducerSender {
                 if (buffer != null) {
                     spareBytes -= buffer.capacity();
                 }
-                batch = new ProducerBatch(this, new TopicPartition(topic, partition), System.nanoTime(), timestamp,
+                batch = new ProducerBatch(this, new TopicPartition(topic, partition), System.nanoTime(),
                         buffer != null ? buffer.clear() : Unpooled.buffer(Math.min(4096, batchSize + 256)), lastBatchRecords);
                 batches[partition] = batch;
                 open.add(batch);
