@@ -1,6 +1,5 @@
 package io.sluice.core.internal.journal;
 
-import io.sluice.core.ConsumerRecord;
 import io.sluice.core.EpochClock;
 import io.sluice.core.RollCycleType;
 import io.sluice.core.SluiceException;
@@ -706,15 +705,10 @@ public final class PartitionJournal implements AutoCloseable {
             if (problem != null) {
                 throw corrupt(offset, problem);
             }
-            if (offset < cursor.baseOffset() || offset >= cursor.nextOffset()) {
-                return Long.MIN_VALUE;
+            while (cursor.hasNext() && cursor.peekOffset() < offset) {
+                cursor.skip();
             }
-            cursor.skip((int) (offset - cursor.baseOffset())); // dense within the batch, as in JournalReader
-            ConsumerRecord record = cursor.next(partition.topic(), partition.partition());
-            if (record.offset() != offset) {
-                throw corrupt(offset, "the record there has offset " + record.offset());
-            }
-            return record.timestamp();
+            return cursor.hasNext() ? cursor.next(partition.topic(), partition.partition()).timestamp() : Long.MIN_VALUE;
         }
     }
 
