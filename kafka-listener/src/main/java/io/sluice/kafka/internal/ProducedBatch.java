@@ -54,8 +54,16 @@ record ProducedBatch(CheckedBatch checked, long producerId, short producerEpoch,
         return checked.recordCount();
     }
 
+    /** The batch's bytes (a view, no copy). */
+    ByteBuffer bytes() {
+        ByteBuffer view = checked.buffer().duplicate();
+        view.limit(checked.offset() + checked.length());
+        view.position(checked.offset());
+        return view.slice();
+    }
+
     int lastSequence() {
-        return baseSequence < 0 ? -1 : (int) ((baseSequence + (long) recordCount - 1) % (Integer.MAX_VALUE + 1L));
+        return baseSequence < 0 ? -1 : (int) ((baseSequence + (long) recordCount() - 1) % (Integer.MAX_VALUE + 1L));
     }
 
     /** A heap copy of the bytes, when they refer to the request frame (which is released after the handler). */

@@ -10,6 +10,10 @@ import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.record.MemoryRecords;
+import org.apache.kafka.common.record.MemoryRecordsBuilder;
+
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 
@@ -22,7 +26,12 @@ class ProducerStatesTest {
     Path dir;
 
     private static ProducedBatch batch(long producerId, int epoch, int baseSequence, int count) {
-        return new ProducedBatch(ByteBuffer.allocate(0), count, producerId, (short) epoch, baseSequence, true);
+        MemoryRecordsBuilder builder = MemoryRecords.builder(ByteBuffer.allocate(1024), Compression.NONE, 0L, producerId,
+                (short) epoch, baseSequence, false);
+        for (int i = 0; i < count; i++) {
+            builder.append(1L, null, new byte[] {(byte) i});
+        }
+        return ProducedBatch.check(builder.build(), 1 << 20).get(0);
     }
 
     @Test
