@@ -310,6 +310,9 @@ public final class RecordBatchReader {
 
     /** Moves past {@code length} bytes at {@link #p}; a length below {@code min} or past {@code limit} is malformed. */
     private int skip(int length, int min, int limit, String what) {
+        if (length == -1 && min == 0) {
+            throw malformed("record " + index + " has a null " + what + " (Sluice stores every value: no tombstones)");
+        }
         if (length < min || length > limit - p) {
             throw malformed("record " + index + " has a " + what + " of " + length + " bytes in the "
                     + (limit - p) + " bytes left of it");

@@ -150,7 +150,7 @@ class RecordBatchCheckerTest {
         byte[] nullValue = batch.clone();
         nullValue[record + 5] = 1; // zig-zag -1
         assertThatThrownBy(() -> check(ReferenceBatches.recrc(nullValue))).isInstanceOf(MalformedBatchException.class)
-                .hasMessageContaining("value of -1 bytes");
+                .hasMessageContaining("null value");
 
         byte[] wrongDelta = batch.clone();
         wrongDelta[record + 3] = 2; // offset delta 1 for the first record

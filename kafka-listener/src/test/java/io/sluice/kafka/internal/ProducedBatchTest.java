@@ -64,7 +64,7 @@ class ProducedBatchTest {
 
         MemoryRecords nullValue = MemoryRecords.withRecords(Compression.NONE, new SimpleRecord("k".getBytes(), null));
         assertThatThrownBy(() -> ProducedBatch.check(nullValue, 1 << 20)).isInstanceOf(InvalidRecordException.class)
-                .hasMessageContaining("value of -1 bytes");
+                .hasMessageContaining("null value");
 
         MemoryRecords big = MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(null, new byte[200]));
         assertThatThrownBy(() -> ProducedBatch.check(big, 128)).isInstanceOf(RecordTooLargeException.class);
