@@ -66,6 +66,8 @@ public final class KafkaPeerScenario implements Scenario {
     static final int PARTITIONS = 4;
     static final int RECORD_SIZE = 100;
     static final String TOPIC = "peer";
+    /** The topic Kafka's tools write and read on Sluice's Kafka listener (issue 23's same-client table). */
+    static final String LISTENER_TOPIC = "peer-kafka-tools";
     /** Both brokers: the heap Kafka's start script gives its broker. */
     static final List<String> BROKER_HEAP = List.of("-Xms1g", "-Xmx1g");
     /** Both load tools: the heap Kafka's perf-test scripts give theirs. */
@@ -149,41 +151,59 @@ public final class KafkaPeerScenario implements Scenario {
             Path kafkaDir = Files.createDirectories(work.resolve("kafka"));
             Path runs = Files.createDirectories(work.resolve("runs"));
             int sluicePort = freePort();
+            int listenerPort = freePort();
             int kafkaPort = freePort();
             int controllerPort = freePort();
             String sluiceBootstrap = "127.0.0.1:" + sluicePort;
             String kafkaBootstrap = "127.0.0.1:" + kafkaPort;
-            try (PeerBroker sluice = startSluice(sluiceDir, sluicePort);
+            String listenerBootstrap = "127.0.0.1:" + listenerPort;
+            try (PeerBroker sluice = startSluice(sluiceDir, sluicePort, listenerPort);
                  PeerBroker kafka = startKafka(kafkaDir, kafkaClassPath, kafkaPort, controllerPort)) {
-                createSluiceTopic(sluice, sluiceBootstrap);
+                createSluiceTopic(sluice, sluiceBootstrap, TOPIC);
+                createSluiceTopic(sluice, sluiceBootstrap, LISTENER_TOPIC);
                 createKafkaTopic(kafka, kafkaBootstrap);
                 Duration deadline = Duration.ofSeconds(120 + records / 10_000);
                 List<Measured> sp = new ArrayList<>();
                 List<Measured> kp = new ArrayList<>();
+                List<Measured> lp = new ArrayList<>();
                 for (int i = 0; i < warmups + iterations; i++) {
                     boolean measured = i >= warmups;
                     Measured s = sluiceProduce(sluice, sluiceBootstrap, records, runs, i, deadline);
-                    Measured k = kafkaProduce(kafka, kafkaClassPath, kafkaBootstrap, records, runs, i, deadline);
-                    System.out.printf(Locale.ROOT, "  produce round %d%s: Sluice %s rec/s, Kafka %s rec/s%n", i + 1,
-                            measured ? "" : " (warm-up)", Numbers.format(s.perSecond()), Numbers.format(k.perSecond()));
+                    Measured k = kafkaProduce(kafka, kafkaClassPath, kafkaBootstrap, TOPIC, "kafka-produce-" + i, records,
+                            runs, deadline);
+                    Measured l = kafkaProduce(sluice, kafkaClassPath, listenerBootstrap, LISTENER_TOPIC,
+                            "listener-produce-" + i, records, runs, deadline);
+                    System.out.printf(Locale.ROOT, "  produce round %d%s: Sluice %s rec/s, Kafka %s rec/s, "
+                                    + "ProducerPerformance → Sluice's Kafka listener %s rec/s%n", i + 1,
+                            measured ? "" : " (warm-up)", Numbers.format(s.perSecond()), Numbers.format(k.perSecond()),
+                            Numbers.format(l.perSecond()));
                     if (measured) {
                         sp.add(s);
                         kp.add(k);
+                        lp.add(l);
                     }
                 }
                 List<Measured> sc = new ArrayList<>();
                 List<Measured> kc = new ArrayList<>();
+                List<Measured> lc = new ArrayList<>();
                 for (int i = 0; i < warmups + iterations; i++) {
                     boolean measured = i >= warmups;
                     Measured s = sluiceConsume(sluice, sluiceBootstrap, records, runs, i, deadline);
-                    Measured k = kafkaConsume(kafka, kafkaClassPath, kafkaBootstrap, records, runs, i, deadline);
-                    System.out.printf(Locale.ROOT, "  consume round %d%s: Sluice %s rec/s, Kafka %s rec/s%n", i + 1,
-                            measured ? "" : " (warm-up)", Numbers.format(s.perSecond()), Numbers.format(k.perSecond()));
+                    Measured k = kafkaConsume(kafka, kafkaClassPath, kafkaBootstrap, TOPIC, "kafka-consume-" + i, records,
+                            runs, deadline);
+                    Measured l = kafkaConsume(sluice, kafkaClassPath, listenerBootstrap, LISTENER_TOPIC,
+                            "listener-consume-" + i, records, runs, deadline);
+                    System.out.printf(Locale.ROOT, "  consume round %d%s: Sluice %s rec/s, Kafka %s rec/s, "
+                                    + "ConsumerPerformance ← Sluice's Kafka listener %s rec/s%n", i + 1,
+                            measured ? "" : " (warm-up)", Numbers.format(s.perSecond()), Numbers.format(k.perSecond()),
+                            Numbers.format(l.perSecond()));
                     if (measured) {
                         sc.add(s);
                         kc.add(k);
+                        lc.add(l);
                     }
                 }
+                tables.add(SameClientTable.build(records, lp, kp, lc, kc, sp, sc));
                 tables.add(produceTable(records, sp, kp));
                 tables.add(consumeTable(records, sc, kc));
             }
@@ -213,7 +233,18 @@ public final class KafkaPeerScenario implements Scenario {
                 + "`ConsumerPerformance --fetch-size "
                 + KAFKA_FETCH_SIZE + "` with `" + String.join(" ", KAFKA_CONSUME) + "`, a new group each run, from the "
                 + "earliest offset; its rate is `fetch.nMsg.sec`, which leaves out the group join.");
-        notes.add("CPU seconds per million records = (user + system CPU of the broker JVM during the run, read from /proc) "
+        notes.add("Same client (issue 23): the same Sluice broker also listens with `--kafka-port` (Sluice's Kafka "
+                + "listener); each round runs Kafka's `ProducerPerformance` (then, in the consume rounds, "
+                + "`ConsumerPerformance`) against it too, with exactly the Kafka column's command line, into its own topic `"
+                + LISTENER_TOPIC + "` (" + PARTITIONS + " partitions, created like `" + TOPIC + "`). The Kafka column of the "
+                + "same-client table is the Kafka column's runs of the two tables after it: one Kafka run per round, "
+                + "three runs per round in the order Sluice client, Kafka, Kafka tools → Sluice. Goals: produce ≥ "
+                + Numbers.format(SameClientTable.PRODUCE_GOAL) + "× Kafka, consume ≥ "
+                + Numbers.format(SameClientTable.CONSUME_GOAL) + "× Kafka, both with Kafka's own tools; Sluice's own "
+                + "client's median for the same rounds is in each row's note. Durability of acks=1 on Sluice's listener: "
+                + "the journal (no fsync), as `perf-produce --acks journal`.");
+        notes.add("CPU seconds per million records = (user + system CPU of the broker JVM during the run, from "
+                + "/proc/<pid>/stat: utime + stime) "
                 + "and (user + system CPU of the load tool's JVM, start-up included, from bash's `times`), each divided by "
                 + "the records of the run.");
         return new ScenarioResult(name(), title(), reference(), tables, List.of(), notes, 0);
@@ -232,13 +263,14 @@ public final class KafkaPeerScenario implements Scenario {
 
     // ---- brokers ----
 
-    private static PeerBroker startSluice(Path dir, int port) throws IOException {
+    private static PeerBroker startSluice(Path dir, int port, int kafkaPort) throws IOException {
         List<String> cmd = new ArrayList<>(List.of(java()));
         cmd.addAll(BROKER_HEAP);
         cmd.add("-XX:+UseG1GC");
         cmd.add("@" + SLUICE_JVMOPTS.toAbsolutePath());
         cmd.addAll(List.of("-jar", SLUICE_JAR.toAbsolutePath().toString(), "broker",
-                "--data-dir", dir.resolve("data").toString(), "--port", Integer.toString(port), "--http-port", "0"));
+                "--data-dir", dir.resolve("data").toString(), "--port", Integer.toString(port), "--http-port", "0",
+                "--kafka-port", Integer.toString(kafkaPort)));
         cmd.addAll(SLUICE_BROKER);
         return PeerBroker.start("sluice", cmd, dir);
     }
@@ -292,13 +324,13 @@ public final class KafkaPeerScenario implements Scenario {
         return s;
     }
 
-    private static void createSluiceTopic(PeerBroker broker, String bootstrap) throws InterruptedException {
+    private static void createSluiceTopic(PeerBroker broker, String bootstrap, String topic) throws InterruptedException {
         long deadline = System.nanoTime() + START_DEADLINE.toNanos();
         SluiceException last = null;
         while (System.nanoTime() < deadline) {
             broker.checkAlive();
             try (RemoteAdmin admin = new RemoteAdmin(ClientConfig.of(bootstrap))) {
-                admin.createTopicIfAbsent(TopicConfig.of(TOPIC, PARTITIONS));
+                admin.createTopicIfAbsent(TopicConfig.of(topic, PARTITIONS));
                 return;
             } catch (SluiceException e) {
                 last = e;
@@ -390,20 +422,21 @@ public final class KafkaPeerScenario implements Scenario {
         return new Measured(records, j.path("records_per_second").asDouble(), Double.NaN, Double.NaN, brokerCpu, r.cpuSeconds());
     }
 
-    private Measured kafkaProduce(PeerBroker broker, String classPath, String bootstrap, long records, Path dir, int round,
-                                  Duration deadline) throws IOException, InterruptedException {
+    /** ProducerPerformance against {@code broker} (Kafka, or Sluice's Kafka listener), its output named {@code label}. */
+    private Measured kafkaProduce(PeerBroker broker, String classPath, String bootstrap, String topic, String label,
+                                  long records, Path dir, Duration deadline) throws IOException, InterruptedException {
         List<String> cmd = kafkaJava(classPath, TOOL_HEAP, "org.apache.kafka.tools.ProducerPerformance");
-        cmd.addAll(List.of("--topic", TOPIC, "--num-records", Long.toString(records), "--record-size",
+        cmd.addAll(List.of("--topic", topic, "--num-records", Long.toString(records), "--record-size",
                 Integer.toString(RECORD_SIZE), "--throughput", "-1", "--producer-props", "bootstrap.servers=" + bootstrap));
         cmd.addAll(KAFKA_PRODUCE);
         double before = broker.cpuSeconds();
-        ToolRun r = ToolRun.run("kafka-produce-" + round, cmd, dir, deadline);
+        ToolRun r = ToolRun.run(label, cmd, dir, deadline);
         double brokerCpu = broker.cpuSeconds() - before;
         ProducerSummary m = ProducerSummary.parse(r.stdout());
         if (r.exitCode() != 0 || m == null || m.records() != records) {
-            throw new IllegalStateException("Kafka ProducerPerformance run " + round + " exited with " + r.exitCode()
+            throw new IllegalStateException("ProducerPerformance run " + label + " exited with " + r.exitCode()
                     + " without a summary of " + records + " records; stdout ends with:\n" + tailOf(r.stdout())
-                    + "\nstderr:\n" + ToolRun.tail(dir.resolve("kafka-produce-" + round + ".err")));
+                    + "\nstderr:\n" + ToolRun.tail(dir.resolve(label + ".err")));
         }
         return new Measured(records, m.perSecond(), m.p50Millis(), m.p99Millis(), brokerCpu, r.cpuSeconds());
     }
@@ -424,23 +457,24 @@ public final class KafkaPeerScenario implements Scenario {
         }
     }
 
-    private Measured kafkaConsume(PeerBroker broker, String classPath, String bootstrap, long records, Path dir, int round,
-                                  Duration deadline) throws IOException, InterruptedException {
+    /** ConsumerPerformance against {@code broker} (Kafka, or Sluice's Kafka listener), its output named {@code label}. */
+    private Measured kafkaConsume(PeerBroker broker, String classPath, String bootstrap, String topic, String label,
+                                  long records, Path dir, Duration deadline) throws IOException, InterruptedException {
         Path config = dir.resolve("kafka-consumer.properties");
         Files.writeString(config, String.join("\n", KAFKA_CONSUME) + "\n", StandardCharsets.UTF_8);
         List<String> cmd = kafkaJava(classPath, TOOL_HEAP, "org.apache.kafka.tools.ConsumerPerformance");
-        cmd.addAll(List.of("--bootstrap-server", bootstrap, "--topic", TOPIC, "--messages", Long.toString(records),
-                "--group", "sluice-bench-peer-" + round + "-" + UUID.randomUUID(), "--fetch-size", Integer.toString(KAFKA_FETCH_SIZE),
+        cmd.addAll(List.of("--bootstrap-server", bootstrap, "--topic", topic, "--messages", Long.toString(records),
+                "--group", "sluice-bench-" + label + "-" + UUID.randomUUID(), "--fetch-size", Integer.toString(KAFKA_FETCH_SIZE),
                 "--consumer.config", config.toAbsolutePath().toString(), "--timeout", "30000"));
         double before = broker.cpuSeconds();
-        ToolRun r = ToolRun.run("kafka-consume-" + round, cmd, dir, deadline);
+        ToolRun r = ToolRun.run(label, cmd, dir, deadline);
         double brokerCpu = broker.cpuSeconds() - before;
         Map<String, String> row = consumerPerformanceRow(r.stdout());
         long consumed = row == null ? -1 : Long.parseLong(row.getOrDefault("data.consumed.in.nMsg", "-1"));
         if (r.exitCode() != 0 || consumed < records || !row.containsKey("fetch.nMsg.sec")) {
-            throw new IllegalStateException("Kafka ConsumerPerformance run " + round + ": " + consumed + " of " + records
+            throw new IllegalStateException("ConsumerPerformance run " + label + ": " + consumed + " of " + records
                     + " consumed, exit " + r.exitCode() + "; stdout ends with:\n" + tailOf(r.stdout()) + "\nstderr:\n"
-                    + ToolRun.tail(dir.resolve("kafka-consume-" + round + ".err")));
+                    + ToolRun.tail(dir.resolve(label + ".err")));
         }
         return new Measured(records, Double.parseDouble(row.get("fetch.nMsg.sec")), Double.NaN, Double.NaN, brokerCpu, r.cpuSeconds());
     }
@@ -523,7 +557,7 @@ public final class KafkaPeerScenario implements Scenario {
 
     // ---- tables ----
 
-    private static Sample sample(List<Measured> runs, ToDoubleFunction<Measured> f) {
+    static Sample sample(List<Measured> runs, ToDoubleFunction<Measured> f) {
         List<Double> v = new ArrayList<>();
         for (Measured m : runs) {
             v.add(f.applyAsDouble(m));
@@ -540,7 +574,7 @@ public final class KafkaPeerScenario implements Scenario {
     }
 
     /** "runs: Sluice a, b, c; Kafka d, e, f" plus Sluice's median over Kafka's, for the note column. */
-    private static String compare(List<Measured> s, List<Measured> k, ToDoubleFunction<Measured> f, Better better) {
+    static String compare(List<Measured> s, List<Measured> k, ToDoubleFunction<Measured> f, Better better) {
         double sm = sample(s, f).median();
         double km = sample(k, f).median();
         String ratio = sm == 0 || km == 0 ? "" : (better == Better.HIGHER

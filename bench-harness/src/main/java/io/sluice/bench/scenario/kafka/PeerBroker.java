@@ -53,9 +53,19 @@ final class PeerBroker implements AutoCloseable {
         return ToolRun.tail(dir.resolve("broker.log"));
     }
 
-    /** User + system CPU seconds the broker's JVM has used so far (all its threads). */
+    /**
+     * User + system CPU seconds the broker's JVM has used so far (all its threads): {@code /proc/<pid>/stat}
+     * ({@link ProcStat}) on Linux, else what the JDK reports.
+     */
     double cpuSeconds() {
         checkAlive();
+        if (ProcStat.available(process.pid())) {
+            try {
+                return ProcStat.cpuSeconds(process.pid());
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException("reading /proc/" + process.pid() + "/stat of " + name + "'s broker", e);
+            }
+        }
         return process.toHandle().info().totalCpuDuration()
                 .orElseThrow(() -> new IllegalStateException("the OS does not report the CPU time of " + name + "'s broker"))
                 .toNanos() / 1e9;
