@@ -35,15 +35,16 @@ import java.util.function.Function;
  * ClickHouse accepted, in offset order.
  *
  * <p>Batches are offset ranges of one partition, cut at multiples of {@code batch.rows} (so a full batch is the
- * same range after a restart, and every batch lies inside one aligned <i>slot</i> [k·rows, (k+1)·rows)) or earlier
- * by {@code batch.bytes} / {@code linger.ms}. Every attempt at a batch sends the same rows in the same order.
+ * same range after a restart), at the boundaries of the fixed exclusion slots ({@link IdempotentInsert#SLOT}
+ * offsets, the same whatever the settings), or earlier by {@code batch.bytes} / {@code linger.ms}. Every attempt at
+ * a batch sends the same rows in the same order.
  *
  * <p><b>Guarantee</b> ({@link Guarantee}, chosen at start from what the server and the table offer, logged, and
  * exported): no loss — an offset is committed only after its row is in ClickHouse (or dead-lettered), and a batch
  * that failed makes the loop start again from the committed offsets instead of committing past it. Duplicates:
  * <ul>
  *   <li>offset columns, any server: {@link Guarantee#EXACTLY_ONCE_IDEMPOTENT_INSERT} ({@link IdempotentInsert},
- *       query id {@code sluice-<table>-<partition>-<slot>});</li>
+ *       query id {@code sluice-<table>-<topic>-<partition>-s<slot>}, one slot's batches one at a time);</li>
  *   <li>offset columns, {@code Replicated*MergeTree}: {@link Guarantee#EXACTLY_ONCE_REPLICATED_DEDUP};</li>
  *   <li>offset columns, {@code insert_deduplication_token} and a deduplicating table:
  *       {@link Guarantee#EXACTLY_ONCE_DEDUP_TOKEN};</li>
@@ -378,10 +379,23 @@ public final class JournalIngestor implements AutoCloseable {
         return true;
     }
 
-    /** Full at batch.rows offsets, batch.bytes, or an offset that is a multiple of batch.rows (aligned ranges). */
+    /**
+     * Full at batch.rows offsets, batch.bytes, an offset that is a multiple of batch.rows (aligned ranges), or the
+     * end of an exclusion slot ({@link IdempotentInsert#SLOT}: a batch never crosses one, whatever the settings).
+     */
     private boolean isFull(PartitionState ps) {
         long n = ps.openTo - ps.openFrom;
-        return n > 0 && (n >= config.batchRows() || ps.open.bytes() >= config.batchBytes() || ps.openTo % config.batchRows() == 0);
+        return n > 0 && (n >= config.batchRows() || ps.open.bytes() >= config.batchBytes() || ps.openTo % config.batchRows() == 0
+                || ps.openTo % IdempotentInsert.SLOT == 0);
+    }
+
+    /**
+     * With the idempotent insert, a partition's batches of one slot share a query id, so they go one at a time: a
+     * second one sealed meanwhile would only be refused (216) and retried. The open batch keeps filling instead.
+     */
+    private boolean slotBusy(PartitionState ps) {
+        InFlight last = ps.inFlight.peekLast();
+        return idempotent != null && last != null && IdempotentInsert.sameSlot(last.from, ps.openFrom);
     }
 
     /** Hands the open batch to an insert thread; false when max.in.flight batches are already in flight. */
@@ -390,7 +404,7 @@ public final class JournalIngestor implements AutoCloseable {
             return true;
         }
         int shard = shards.indexOf(ps.partition);
-        if (shardInFlight[shard] >= config.maxInFlight()) {
+        if (shardInFlight[shard] >= config.maxInFlight() || slotBusy(ps)) {
             return false;
         }
         RowBatch<Long> batch = ps.open;
@@ -428,11 +442,12 @@ public final class JournalIngestor implements AutoCloseable {
     }
 
     /**
-     * One id per aligned offset slot: every batch lies inside one slot, so two overlapping batches (a retry, a late
-     * copy, a zombie member's batch) share the id and the server never runs them at the same time.
+     * One id per fixed offset slot ({@link IdempotentInsert#SLOT}, independent of every setting): every batch lies
+     * inside one slot, so two overlapping batches (a retry, a late copy, a zombie member's batch cut by other
+     * settings) share the id and the server never runs them at the same time.
      */
     private String queryId(InFlight f) {
-        return "sluice-" + config.table() + "-" + f.partition.topic() + "-" + f.partition.partition() + "-" + (f.from / config.batchRows());
+        return IdempotentInsert.slotQueryId(config.table(), f.partition.topic(), f.partition.partition(), f.from);
     }
 
     private static String source(TopicPartition tp, long offset) {
