@@ -137,7 +137,7 @@ public final class Cluster implements AutoCloseable {
             clickHouse.execute("CREATE TABLE " + t + " (id UInt64, p UInt32, _sluice_partition UInt32, _sluice_offset UInt64)"
                     + " ENGINE = MergeTree ORDER BY (_sluice_partition, _sluice_offset)");
             tables.add(new Table("journal", t, true, clickHouse));
-            this.ingest = new Node("ingest", run, "256m", Map.of(), "sluice ingest: IngestConfig[",
+            this.ingest = new Node("ingest", run, "256m", config.ingestEnv(), "sluice ingest: IngestConfig[",
                     "ingest", "--bootstrap", bootstrap(), "--topic", TOPIC, "--clickhouse", clickHouseProxy.url(),
                     "--table", t, "--strategy", "journal", "--batch-rows", "500", "--linger-ms", "50",
                     "--group", "ingest-journal", "--metrics-interval-s", "0",
