@@ -10,10 +10,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.EnumSet;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Collectors;
@@ -37,6 +39,11 @@ public final class Torture {
 
     /** Runs {@code config} and returns the checker's report (also written to {@code report.txt} in the run dir). */
     public static Report run(TortureConfig config, PrintStream out) throws InterruptedException {
+        return run(config, out, new ArrayList<>());
+    }
+
+    /** As {@link #run(TortureConfig, PrintStream)}, adding to {@code kinds} the fault kinds the run could inject. */
+    public static Report run(TortureConfig config, PrintStream out, List<FaultKind> kinds) throws InterruptedException {
         out.println("[torture] seed " + config.seed() + ", " + config.duration().toSeconds() + " s of faults, strategies "
                 + config.strategies() + ", run dir " + config.runDir());
         try (History history = new History(config.runDir().resolve("history.jsonl"));
@@ -45,6 +52,7 @@ public final class Torture {
             Workload workload = new Workload(config, cluster.bootstrap(), history);
             try (workload; Nemesis nemesis = new Nemesis(config, cluster, workload, history)) {
                 out.println("[torture] fault kinds: " + nemesis.kinds());
+                kinds.addAll(nemesis.kinds());
                 workload.start();
                 nemesis.start();
                 nemesis.awaitEnd();

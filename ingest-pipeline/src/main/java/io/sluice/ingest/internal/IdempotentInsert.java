@@ -95,8 +95,19 @@ public final class IdempotentInsert {
         this.columnList = String.join(", ", cols);
     }
 
+    /**
+     * Test only: {@code -Dsluice.test.breakIdempotentFilter=true} drops the filter of {@link #offsets}, so every
+     * copy of a batch inserts its rows. The fault suite sets it in one test to show that its checker reports the
+     * duplicates this causes ({@code BrokenGuaranteeTest}); nothing else may set it.
+     */
+    static final boolean FILTER_BROKEN_FOR_TESTS = Boolean.getBoolean("sluice.test.breakIdempotentFilter");
+
     /** Rows of journal partition {@code partition} with offsets in [first, last], inserted unless already present. */
     public Statement offsets(int partition, long first, long last, String queryId) {
+        if (FILTER_BROKEN_FOR_TESTS) {
+            return new Statement("INSERT INTO " + table + " (" + columnList + ") SELECT " + columnList + " FROM " + EXTERNAL,
+                    queryId, format, structure);
+        }
         String sql = "INSERT INTO " + table + " (" + columnList + ") SELECT " + columnList + " FROM " + EXTERNAL
                 + " WHERE " + ClickHouseTarget.OFFSET_COLUMN + " NOT IN (SELECT " + ClickHouseTarget.OFFSET_COLUMN
                 + " FROM " + table + " WHERE " + ClickHouseTarget.PARTITION_COLUMN + " = " + partition + " AND "
