@@ -27,7 +27,7 @@ import java.util.stream.Collectors;
  *
  * <pre>
  * Torture --minutes N [--seconds N] [--seed S] [--strategies journal,coalescing,worker-pool] [--faults KIND,...]
- *         [--producers N] [--rate EVENTS_PER_S_PER_PRODUCER] [--members N] [--run-dir DIR]
+ *         [--producers N] [--rate EVENTS_PER_S_PER_PRODUCER] [--members N] [--settle-seconds N] [--run-dir DIR]
  * </pre>
  * Prints the seed first, then the report; exits 1 when a guarantee is violated. {@code --scenario late-inserts} and
  * {@code --scenario unauthenticated-flood} run issue 11's two reproductions instead (the same as
@@ -127,12 +127,13 @@ public final class Torture {
         Integer rate = null;
         Integer members = null;
         Path runDir = null;
+        Duration settle = null;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             if (a.equals("--help") || a.equals("-h")) {
                 System.out.println("usage: torture.sh --minutes N [--seconds N] [--seed S] [--strategies "
                         + String.join(",", TortureConfig.STRATEGIES) + "] [--faults " + Arrays.toString(FaultKind.values())
-                        + "] [--producers N] [--rate N] [--members N] [--run-dir DIR]\n       torture.sh --scenario late-inserts|unauthenticated-flood");
+                        + "] [--producers N] [--rate N] [--members N] [--settle-seconds N] [--run-dir DIR]\n       torture.sh --scenario late-inserts|unauthenticated-flood");
                 return;
             }
             if (i + 1 >= args.length) {
@@ -171,6 +172,7 @@ public final class Torture {
                 case "--rate" -> rate = Integer.parseInt(v);
                 case "--members" -> members = Integer.parseInt(v);
                 case "--run-dir" -> runDir = Path.of(v);
+                case "--settle-seconds" -> settle = Duration.ofSeconds(Long.parseLong(v));
                 default -> {
                     System.err.println("torture: unknown option " + a);
                     System.exit(2);
@@ -181,6 +183,9 @@ public final class Torture {
             runDir = Path.of("target", "torture", "run-" + Instant.now().toString().replace(':', '-') + "-" + seed);
         }
         TortureConfig base = TortureConfig.of(seed, duration, runDir.toAbsolutePath()).withStrategies(strategies).withFaults(faults);
+        if (settle != null) {
+            base = base.withSettle(settle);
+        }
         TortureConfig config = base.withLoad(producers == null ? base.producers() : producers,
                 rate == null ? base.eventsPerSecond() : rate, members == null ? base.members() : members);
         Report report = run(config, System.out);

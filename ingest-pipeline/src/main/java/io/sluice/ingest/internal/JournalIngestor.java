@@ -26,6 +26,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 /**
@@ -72,6 +73,9 @@ public final class JournalIngestor implements AutoCloseable {
         }
     }
 
+    private record Queued(InFlight flight, RowBatch<Long> batch) {
+    }
+
     private final class PartitionState {
         final TopicPartition partition;
         RowBatch<Long> open;
@@ -79,6 +83,9 @@ public final class JournalIngestor implements AutoCloseable {
         long openTo = -1;
         final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
         final ArrayDeque<InFlight> done = new ArrayDeque<>();
+        /** The batch being inserted, and those sealed after it, waiting for it (idempotent insert only: {@link #mustQueue}). */
+        InFlight sending;
+        final ArrayDeque<Queued> queued = new ArrayDeque<>();
         Set<Long> landed = Set.of();
         /** Rows and bytes of the last batch sealed: the size of the next one's buffer. */
         int lastRows;
@@ -105,6 +112,9 @@ public final class JournalIngestor implements AutoCloseable {
     private volatile Guarantee guarantee;
     private BatchInserter inserter;
     private IdempotentInsert idempotent;
+    /** Replicated table ({@link Guarantee#EXACTLY_ONCE_REPLICATED_DEDUP}): what really landed, else null. */
+    private volatile ReplicatedLanding replicated;
+    private static final int UNKNOWN_STATUS_OF_INSERT = 319;
     /** One server, or the shards of a cluster target (clickhouse.shards); set with ctx. */
     private volatile Shards shards;
     private final int shardCount;
@@ -148,6 +158,7 @@ public final class JournalIngestor implements AutoCloseable {
         this.shards = Shards.open(c, inserter);
         this.idempotent = g == Guarantee.EXACTLY_ONCE_IDEMPOTENT_INSERT
                 ? new IdempotentInsert(c.target, config.rowEncoder(), RowFormat.Provenance.OFFSETS) : null;
+        this.replicated = g == Guarantee.EXACTLY_ONCE_REPLICATED_DEDUP ? new ReplicatedLanding(config.database(), config.tableName()) : null;
         this.guarantee = g;
         this.ctx = c;
         switch (g) {
@@ -239,10 +250,15 @@ public final class JournalIngestor implements AutoCloseable {
         partitions.clear();
     }
 
-    private static void abandon(PartitionState ps) {
+    private void abandon(PartitionState ps) {
         for (InFlight f : ps.inFlight) {
             f.abandoned = true;
         }
+        for (Queued q : ps.queued) {
+            completions.add(q.flight); // never sent: completes at once, so the in-flight counts come back
+        }
+        ps.queued.clear();
+        ps.sending = null;
         ps.inFlight.clear();
         ps.done.clear();
         ps.open = null;
@@ -390,12 +406,23 @@ public final class JournalIngestor implements AutoCloseable {
     }
 
     /**
-     * With the idempotent insert, a partition's batches of one slot share a query id, so they go one at a time: a
-     * second one sealed meanwhile would only be refused (216) and retried. The open batch keeps filling instead.
+     * With the idempotent insert, a partition's batches of one slot share a query id, so a partition sends one at a
+     * time: a second one sent meanwhile would only be refused (216) and retried. A batch sealed while the
+     * partition's previous one is still being inserted waits in {@code queued} (it counts as in flight, so
+     * {@code max.in.flight} still bounds them) and is sent when that one completes — without refusing records and
+     * seeking back, which would wait for the consumer's fetches.
      */
-    private boolean slotBusy(PartitionState ps) {
-        InFlight last = ps.inFlight.peekLast();
-        return idempotent != null && last != null && IdempotentInsert.sameSlot(last.from, ps.openFrom);
+    private boolean mustQueue(PartitionState ps) {
+        return idempotent != null && ps.sending != null;
+    }
+
+    /** Sends the partition's next queued batch, if any (poller thread). */
+    private void sendNext(PartitionState ps) {
+        Queued q = ps.queued.poll();
+        ps.sending = q == null ? null : q.flight;
+        if (q != null) {
+            insertThreads.execute(() -> insert(q.flight, q.batch));
+        }
     }
 
     /** Hands the open batch to an insert thread; false when max.in.flight batches are already in flight. */
@@ -404,7 +431,7 @@ public final class JournalIngestor implements AutoCloseable {
             return true;
         }
         int shard = shards.indexOf(ps.partition);
-        if (shardInFlight[shard] >= config.maxInFlight() || slotBusy(ps)) {
+        if (shardInFlight[shard] >= config.maxInFlight()) {
             return false;
         }
         RowBatch<Long> batch = ps.open;
@@ -415,7 +442,12 @@ public final class JournalIngestor implements AutoCloseable {
         ps.inFlight.add(f);
         inFlightCount++;
         shardInFlight[shard]++;
-        insertThreads.execute(() -> insert(f, batch));
+        if (mustQueue(ps)) {
+            ps.queued.add(new Queued(f, batch));
+        } else {
+            ps.sending = f;
+            insertThreads.execute(() -> insert(f, batch));
+        }
         return true;
     }
 
@@ -425,8 +457,10 @@ public final class JournalIngestor implements AutoCloseable {
                     ? Map.of("insert_deduplication_token", config.table() + "/" + source(f.partition, f.from) + "-" + f.to) : Map.of();
             Function<RowBatch<Long>, IdempotentInsert.Statement> statement = idempotent == null ? null
                     : b -> idempotent.offsets(f.partition.partition(), b.tag(0), b.tag(b.rows() - 1), queryId(f));
-            shards.of(f.partition).inserter().insert(batch, null, offset -> source(f.partition, offset), settings, statement,
-                    () -> f.abandoned || ctx.givingUp());
+            BooleanSupplier abandon = () -> f.abandoned || ctx.givingUp();
+            BatchInserter.RetryHook<Long> beforeRetry = replicated == null ? null : (b, failure) -> resolve(f, b, failure, abandon);
+            shards.of(f.partition).inserter().insert(batch, beforeRetry, offset -> source(f.partition, offset), settings, statement,
+                    abandon);
         } catch (Throwable t) {
             // whatever it was, this range did not (all) land: the poller must not commit past it
             f.failed = true;
@@ -439,6 +473,32 @@ public final class JournalIngestor implements AutoCloseable {
         } finally {
             completions.add(f);
         }
+    }
+
+    /**
+     * Replicated table, before a retry: an INSERT whose outcome is unknown (319 after ZooKeeper went away, a timeout,
+     * a cut connection) is first resolved on every replica of the shard ({@link ReplicatedLanding}): landed in
+     * registered parts → nothing to retry; absent → the identical block again; partly (a range cut differently before
+     * a restart) → only the rows not registered.
+     */
+    private RowBatch<Long> resolve(InFlight f, RowBatch<Long> batch, IngestException failure, BooleanSupplier abandon) {
+        if (batch.isEmpty() || !(failure.isOutcomeUnknown() || failure.serverCode() == UNKNOWN_STATUS_OF_INSERT)) {
+            return batch;
+        }
+        Shards.Shard shard = shards.of(f.partition);
+        int p = f.partition.partition();
+        long first = batch.tag(0);
+        long last = batch.tag(batch.rows() - 1);
+        Backoff backoff = new Backoff(config.retryInitialMs(), config.retryMaxMs());
+        return switch (replicated.afterUnknownStatus(shard, p, first, last, batch.rows(), abandon, backoff,
+                failure.serverCode() > 0 ? "code " + failure.serverCode() : "no answer")) {
+            case LANDED -> batch.select(0, batch.rows(), o -> false); // nothing left to send
+            case ABSENT -> batch;
+            case PARTLY -> {
+                Set<Long> there = replicated.registeredOffsets(shard, p, first, last);
+                yield batch.select(0, batch.rows(), o -> !there.contains(o));
+            }
+        };
     }
 
     /**
@@ -456,6 +516,10 @@ public final class JournalIngestor implements AutoCloseable {
 
     /** Asks every replica of the partition's shard that answers (a row may not have reached every replica yet). */
     private Set<Long> landedOffsets(TopicPartition tp, long from, long toInclusive) {
+        if (replicated != null) {
+            // a part a 319 left behind unregistered is visible but goes away: only registered parts count
+            return replicated.registeredOffsets(shards.of(tp), tp.partition(), from, toInclusive);
+        }
         Set<String> lines = shards.of(tp).queryAllReplicas("SELECT " + ClickHouseTarget.OFFSET_COLUMN + " FROM " + config.table() + " WHERE "
                 + ClickHouseTarget.PARTITION_COLUMN + " = " + tp.partition() + " AND " + ClickHouseTarget.OFFSET_COLUMN
                 + " BETWEEN " + from + " AND " + toInclusive + " FORMAT TabSeparated");
@@ -535,6 +599,9 @@ public final class JournalIngestor implements AutoCloseable {
             PartitionState ps = partitions.get(f.partition);
             if (ps == null || !ps.inFlight.contains(f)) {
                 continue;
+            }
+            if (ps.sending == f) {
+                sendNext(ps);
             }
             ps.done.add(f);
             touched.add(ps);
