@@ -60,6 +60,38 @@ public final class ZooKeeperProxy implements AutoCloseable {
         multisToPass.set(pass);
     }
 
+    /**
+     * Cuts the connection at the next multi request whose bytes contain {@code path} (once), for example a
+     * ReplicatedMergeTree replica's {@code <zookeeper_path>/replicas/<replica>/parts/}: the multi that commits a part.
+     */
+    public void cutMultiWriting(String path) {
+        cutMarker = path.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    private volatile byte[] cutMarker;
+
+    private boolean markedCut(byte[] frame) {
+        byte[] m = cutMarker;
+        if (m == null || indexOf(frame, m) < 0) {
+            return false;
+        }
+        cutMarker = null;
+        return true;
+    }
+
+    private static int indexOf(byte[] haystack, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= haystack.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (haystack[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
+    }
+
     /** Connections cut at a multi so far. */
     public int cuts() {
         return cuts.get();
@@ -104,7 +136,7 @@ public final class ZooKeeperProxy implements AutoCloseable {
                     int type = ((frame[4] & 0xff) << 24) | ((frame[5] & 0xff) << 16) | ((frame[6] & 0xff) << 8) | (frame[7] & 0xff);
                     if (type == MULTI) {
                         multisSeen.incrementAndGet();
-                        if (armedCut()) {
+                        if (armedCut() || markedCut(frame)) {
                             cuts.incrementAndGet();
                             close(client, upstream);
                             return;

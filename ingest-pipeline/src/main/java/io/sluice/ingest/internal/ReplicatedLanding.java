@@ -15,17 +15,21 @@ import java.util.function.BooleanSupplier;
  * is registered in ZooKeeper.
  *
  * <p>Why: when ClickHouse (18.16 checked) loses ZooKeeper while it commits a part, it keeps the part locally,
- * visible to queries, answers {@code 319 UNKNOWN_STATUS_OF_INSERT}, and checks the part again after 5 minutes
- * ({@code MAX_AGE_OF_LOCAL_PART_THAT_WASNT_ADDED_TO_ZOOKEEPER}): a part that never reached ZooKeeper is then removed
- * from the replica ("Unexpected part ... Removing"). Until then such an <i>unregistered</i> part looks landed but
- * is not; and a retry of the same block is not deduplicated (its block id never reached ZooKeeper), so retrying at
- * once shows every row twice for those 5 minutes — the 6 duplicated rows the fault suite found.
+ * visible to queries, answers {@code 319 UNKNOWN_STATUS_OF_INSERT}, and enqueues a check of the part for 5 minutes
+ * later ({@code MAX_AGE_OF_LOCAL_PART_THAT_WASNT_ADDED_TO_ZOOKEEPER}), which moves a part that never reached
+ * ZooKeeper aside ("Unexpected part ... Removing"). On 18.16 that check runs only when the replica's check task is
+ * woken again (another part check, a new ZooKeeper session, a restart: a restart, or {@code DETACH}/{@code ATTACH
+ * TABLE}, moves such a part aside at once); observed here: still there after 8 minutes. Until then such an
+ * <i>unregistered</i> part looks landed but is not; and a retry of the same block is not deduplicated (its block
+ * id never reached ZooKeeper), so retrying at once shows every row twice — the 6 duplicated rows the fault suite
+ * found.
  *
  * <p>So after a 319 the batch is not retried blindly ({@link #afterUnknownStatus}): on every replica of the shard
  * that answers, the parts holding the range's rows are listed ({@code _part}) and looked up under the replica's
  * {@code parts} node in ZooKeeper ({@code system.zookeeper}). All rows in registered parts: the batch landed, no
- * retry. An unregistered part holding some: wait (polling, bounded by the caller's abandon check) until ClickHouse
- * removed it, then decide again. Nothing registered and nothing unregistered: retry the identical block (a late copy
+ * retry. An unregistered part holding some: wait (polling, bounded by the caller's abandon check, with a warning
+ * naming the part and the remedy every 20 looks) until the replica dropped it, then decide again: no row is ever
+ * visible twice and none is lost, at the cost of the partition waiting. Nothing registered and nothing unregistered: retry the identical block (a late copy
  * of it, still on its way, is then deduplicated by its block id). A replica that is read-only (ZooKeeper still
  * away) or unreachable makes it wait too, since its answer is needed.
  *
@@ -137,8 +141,9 @@ final class ReplicatedLanding {
                 for (Map.Entry<String, Set<Long>> e : byPart.entrySet()) {
                     if (!inZooKeeper.contains(e.getKey())) {
                         return new Result(false, "part " + e.getKey() + " on " + replica.url() + " holds " + e.getValue().size()
-                                + " rows of the range but is not registered in ZooKeeper; ClickHouse removes it within about 5"
-                                + " minutes", Set.of());
+                                + " rows of the range but is not registered in ZooKeeper (an INSERT answered 319); waiting until the"
+                                + " replica drops it (its part check, 5 minutes at the earliest; at once when the replica restarts"
+                                + " or the table is detached and attached)", Set.of());
                     }
                     registered.addAll(e.getValue());
                 }
