@@ -3,7 +3,7 @@ package io.sluice.ingest;
 /**
  * What a pipeline promises about its rows in ClickHouse, decided at start from what the server and the table
  * offer, logged at start-up and exported by the broker ({@code sluice_ingest_guarantee{pipeline,guarantee}} on
- * {@code /metrics}, and in {@code /health}). Every mode is "no loss": a journal offset is committed only after its
+ * {@code /metrics}, and in {@code /health}). Every mode is "no loss": an offset is committed only after its
  * row is in ClickHouse or dead-lettered; they differ in what a retried or late INSERT can do.
  */
 public enum Guarantee {

@@ -29,7 +29,7 @@ import java.util.function.Function;
  * @param batchRows         most rows per INSERT (1 to 1,000,000: ClickHouse writes up to 1,048,576 rows as one block)
  * @param batchBytes        most payload bytes per INSERT
  * @param lingerMs          longest a non-full batch waits for more rows
- * @param maxInFlight       INSERTs running at once (coalescing, journal) / async inserts in flight
+ * @param maxInFlight       INSERTs running at once (coalescing, offset-range) / async inserts in flight
  * @param workers           drainers in the Redis consumer group (worker-pool)
  * @param bufferEvents      events accepted but not yet in ClickHouse (or Redis) before writers are back-pressured
  * @param blockMs           how long write() waits for room in a full buffer before BackPressureException
@@ -43,7 +43,7 @@ import java.util.function.Function;
  * @param redisMaxPending   stream entries not yet in ClickHouse before XADD is back-pressured
  * @param redisClaimIdleMs  entries pending this long at a silent worker are taken over (XAUTOCLAIM)
  * @param redisMaxDeliveries an entry delivered this many times without being acknowledged is dead-lettered
- * @param group             Sluice consumer group of the journal/topic ingestor (default {@code sluice-ingest-<name>})
+ * @param group             Sluice consumer group of the topic ingestor (default {@code sluice-ingest-<name>})
  * @param deadLetterTable   ClickHouse table for rejected rows of the non-Redis strategies (default {@code <table>_dead_letters})
  * @param source            where the topic is read: a Sluice topic (default) or a Kafka topic ({@link Source})
  * @param kafkaBootstrap    Kafka bootstrap servers {@code host:port[,host:port]} when {@code source=kafka}
@@ -225,8 +225,8 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
         if (source == Source.KAFKA) {
             require(kafkaBootstrap != null && kafkaBootstrap.matches("[^,\\s]+:\\d+(,[^,\\s]+:\\d+)*"), "kafka.bootstrap",
                     kafkaBootstrap, "is required for source kafka (host:port[,host:port...])");
-            require(strategy == Strategy.JOURNAL, "strategy", strategy.configName(),
-                    "must be journal for source kafka (offset-range batches, Kafka offsets committed over landed ranges)");
+            require(strategy == Strategy.OFFSET_RANGE, "strategy", strategy.configName(),
+                    "must be offset-range for source kafka (Kafka offsets committed over landed ranges)");
         }
         shards = shards == null ? List.of() : List.copyOf(shards.stream().map(List::copyOf).toList());
         for (List<String> replicas : shards) {
@@ -235,8 +235,8 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
                 require(r.startsWith("http://") || r.startsWith("https://"), "clickhouse.shards", r, "must be http(s):// URLs");
             }
         }
-        require(shards.isEmpty() || strategy == Strategy.JOURNAL, "clickhouse.shards", shards,
-                "are supported by the journal strategy (offset-range batches per shard); for the others insert into a Distributed table");
+        require(shards.isEmpty() || strategy == Strategy.OFFSET_RANGE, "clickhouse.shards", shards,
+                "are supported by the offset-range strategy (batches per shard); for the others insert into a Distributed table");
         Objects.requireNonNull(shardBy, "shardBy");
     }
 
@@ -257,7 +257,7 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
     }
 
     /**
-     * How the journal strategy picks a shard for a partition's rows on a cluster target. Rows are routed per
+     * How the offset-range strategy picks a shard for a partition's rows on a cluster target. Rows are routed per
      * partition, so each offset-range batch lands whole on one shard and a shard's outage holds back only the
      * partitions routed to it. The producer chose the partition from the event's key, so rows of one key share a
      * shard.

@@ -7,7 +7,7 @@ import java.util.Map;
 /**
  * Kafka as the source of an ingest pipeline ({@code ingest.<name>.source=kafka}, {@code sluice ingest --source
  * kafka}): the pipeline reads a Kafka topic as a member of a Kafka consumer group ({@code kafka-clients}) and lands
- * it with the journal strategy under the same rule as a Sluice topic: offset-range batches per partition, the
+ * it with the offset-range strategy under the same rule as a Sluice topic: offset-range batches per partition, the
  * offset columns {@code _sluice_partition}/{@code _sluice_offset} filled with the Kafka partition and offset, and
  * the group's committed Kafka offsets moved only over ranges that are in ClickHouse.
  *

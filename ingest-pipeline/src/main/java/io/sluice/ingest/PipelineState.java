@@ -9,6 +9,11 @@ public enum PipelineState {
     STARTING,
     /** Consuming and landing. */
     RUNNING,
+    /**
+     * The topic does not exist yet (a standalone {@code sluice ingest} started before the topic, as Kafka Connect
+     * allows): the pipeline looks for it again after a backoff; {@code /health} stays healthy and says so.
+     */
+    WAITING_FOR_TOPIC,
     /** A transient failure (ClickHouse, Redis or the broker away, a timeout, schema drift) is being retried with backoff; nothing is lost meanwhile. */
     RETRYING,
     /** Stopped for good on a configuration error (or an error no retry can fix); {@code /health} answers 503 with the reason. */

@@ -2,8 +2,12 @@ package io.sluice.ingest;
 
 import io.sluice.core.SluiceException.InvalidConfigException;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.util.Arrays;
 import java.util.Locale;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 
 /**
@@ -28,12 +32,12 @@ public enum Strategy {
      */
     OFFSET_RANGE("offset-range");
 
-    /** The former name of {@link #OFFSET_RANGE}, kept so existing code compiles. */
-    @Deprecated
-    public static final Strategy JOURNAL = OFFSET_RANGE;
-
     /** The former configuration value of {@link #OFFSET_RANGE}, still accepted by {@link #parse}. */
     public static final String DEPRECATED_JOURNAL_NAME = "journal";
+
+    private static final Logger LOG = LoggerFactory.getLogger(Strategy.class);
+    /** The deprecation warning is logged once per JVM, not once per pipeline or per validation. */
+    private static final AtomicBoolean WARNED_JOURNAL = new AtomicBoolean();
 
     private final String configName;
 
@@ -63,6 +67,9 @@ public enum Strategy {
     public static Strategy parse(String setting, String value) {
         String v = value.trim().toLowerCase(Locale.ROOT).replace('_', '-');
         if (v.equals(DEPRECATED_JOURNAL_NAME)) {
+            if (WARNED_JOURNAL.compareAndSet(false, true)) {
+                LOG.warn("{}={} is deprecated: the strategy is now called offset-range", setting, value);
+            }
             return OFFSET_RANGE;
         }
         for (Strategy s : values()) {

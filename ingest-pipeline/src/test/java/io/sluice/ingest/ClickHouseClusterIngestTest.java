@@ -220,7 +220,7 @@ class ClickHouseClusterIngestTest {
         createTables("dist");
         int n = 10_000;
         IngestConfig config = IngestConfig.builder("dist").clickHouseUrl(cluster.node(1, 1).url()).table(DB + ".dist")
-                .strategy(Strategy.JOURNAL).topic("dist").batchRows(1_000).lingerMs(20).build();
+                .strategy(Strategy.OFFSET_RANGE).topic("dist").batchRows(1_000).lingerMs(20).build();
         try (Broker broker = Broker.open(BrokerConfig.builder(dir.resolve("dist")).build())) {
             broker.createTopic(TopicConfig.of("dist", 2));
             try (IngestPipeline pipeline = IngestPipeline.start(config, broker::newConsumer)) {

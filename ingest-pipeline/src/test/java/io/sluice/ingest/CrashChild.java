@@ -36,7 +36,7 @@ public final class CrashChild {
             IngestPipeline pipeline = IngestPipeline.start(IngestPipeline.configsFromProperties(p).get(0), broker::newConsumer);
             System.out.println("started " + pipeline.config().name());
         } else if (mode.equals("kafka")) {
-            IngestPipeline pipeline = IngestPipeline.start(b.strategy(Strategy.JOURNAL).topic(args[4])
+            IngestPipeline pipeline = IngestPipeline.start(b.strategy(Strategy.OFFSET_RANGE).topic(args[4])
                     .source(IngestConfig.Source.KAFKA).kafkaBootstrap(args[1]).group("crash-kafka").build(), null);
             System.out.println("started " + pipeline.config().name());
         } else {

@@ -130,7 +130,7 @@ class KafkaSourceTest {
         long atKill = clickHouse.queryLong("SELECT count() FROM " + table);
         assertThat(atKill).isLessThan(n);
         IngestConfig config = IngestConfig.builder("crash").clickHouseUrl(clickHouse.url()).table(table)
-                .strategy(Strategy.JOURNAL).topic("crash").source(IngestConfig.Source.KAFKA).kafkaBootstrap(kafka.bootstrap())
+                .strategy(Strategy.OFFSET_RANGE).topic("crash").source(IngestConfig.Source.KAFKA).kafkaBootstrap(kafka.bootstrap())
                 .group("crash-kafka").batchRows(1_000).lingerMs(5).retryInitialMs(20).retryMaxMs(500).build();
         try (IngestPipeline pipeline = IngestPipeline.start(config, null)) {
             Await.until("the new member lands more rows", Duration.ofSeconds(90),

@@ -64,7 +64,7 @@ import java.util.concurrent.TimeoutException;
  * Delivery is at-least-once.
  *
  * <p><b>Offsets.</b> {@link ConsumerRecord#offset()} is the entry id as a long ({@code ms << 22 | seq}), so offsets
- * grow with ids but are not dense; {@link ConsumerRecord#entryId()} is the id itself. {@link #committed} is the group's
+ * grow with ids but are not dense; {@link #entryId(ConsumerRecord)} gives the id itself. {@link #committed} is the group's
  * floor: its oldest pending entry, or the entry after its last-delivered id. In a group, {@code seek*} move the whole
  * group ({@code XGROUP SETID}).
  *
@@ -376,6 +376,15 @@ public final class RedisStreamsConsumer implements Consumer {
     }
 
     /**
+     * The Redis stream entry id ({@code "1718000000000-3"}) of a record this consumer returned: its offset is the id
+     * as a long ({@code ms << 22 | seq}), so the id is recovered exactly. Redis ids stay out of the transport-neutral
+     * {@link ConsumerRecord}.
+     */
+    public static String entryId(ConsumerRecord record) {
+        return EntryIds.toId(record.offset());
+    }
+
+    /**
      * Acknowledges exactly these records (Redis acknowledges entries one by one: a record left out stays pending and is
      * claimed again after {@code claimIdleMillis}, then dead-lettered after {@code maxDeliveries}).
      */
@@ -383,12 +392,13 @@ public final class RedisStreamsConsumer implements Consumer {
         requireGroup();
         for (ConsumerRecord r : records) {
             int i = partitions.indexOf(r.topicPartition());
-            if (i < 0 || r.entryId() == null) {
-                throw new SluiceException(SluiceException.Code.INVALID_REQUEST, "record " + r.topicPartition() + "@" + r.entryId() + " was not read by this consumer");
+            if (i < 0) {
+                throw new SluiceException(SluiceException.Code.INVALID_REQUEST, "record " + r.topicPartition() + "@" + r.offset() + " was not read by this consumer");
             }
-            if (uncommitted.get(i).remove(r.entryId())) {
+            String id = entryId(r);
+            if (uncommitted.get(i).remove(id)) {
                 uncommittedCount--;
-                queuedAcks.get(i).add(r.entryId());
+                queuedAcks.get(i).add(id);
             }
         }
         commitQueued();

@@ -4,18 +4,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
- * An event read back from a partition, with its dense offset.
- *
- * @param entryId the transport's own id of the event when it has one ({@code "1718000000000-3"} for a Redis stream
- *                entry read through {@code io.sluice.redis.RedisStreamsConsumer}), otherwise {@code null}
+ * An event read back from a partition, with its offset. Transport-neutral: a transport's own id of the event (a
+ * Redis stream entry id) is exposed by that transport's consumer ({@code RedisStreamsConsumer.entryId(record)}).
  */
-public record ConsumerRecord(String topic, int partition, long offset, long timestamp, byte[] key, byte[] value, List<Header> headers,
-                             String entryId) {
-
-    /** A record without a transport entry id (embedded and network consumers). */
-    public ConsumerRecord(String topic, int partition, long offset, long timestamp, byte[] key, byte[] value, List<Header> headers) {
-        this(topic, partition, offset, timestamp, key, value, headers, null);
-    }
+public record ConsumerRecord(String topic, int partition, long offset, long timestamp, byte[] key, byte[] value, List<Header> headers) {
 
     public String valueAsString() {
         return new String(value, StandardCharsets.UTF_8);

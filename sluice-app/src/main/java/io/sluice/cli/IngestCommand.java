@@ -4,6 +4,7 @@ import io.sluice.core.SluiceException;
 import io.sluice.ingest.ConsumerFactory;
 import io.sluice.ingest.IngestConfig;
 import io.sluice.ingest.IngestPipeline;
+import io.sluice.ingest.PipelineState;
 import io.sluice.net.client.RemoteConsumer; // javadoc
 
 import picocli.CommandLine.Command;
@@ -23,7 +24,8 @@ import java.util.function.Function;
  * stop, 1 when the pipeline cannot start (ClickHouse unreachable, table invalid), 2 for bad usage.
  *
  * <p>The pipeline reads the topic with a {@link RemoteConsumer} connected to {@code --bootstrap}; tests may pass
- * another consumer factory ({@link #run(String[], Function)}).
+ * another consumer factory ({@link #run(String[], Function)}). A topic that does not exist yet is waited for, as
+ * Kafka Connect does: the pipeline says so once (log and stdout) and starts when the topic is created.
  */
 @Command(name = "ingest", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Run one ingest pipeline from a topic of a running broker (or of Kafka, with --source kafka) into a ClickHouse table, until SIGINT/SIGTERM "
@@ -134,7 +136,7 @@ public final class IngestCommand extends SubCommand {
         }
         IngestPipeline pipeline;
         try {
-            pipeline = IngestPipeline.start(config, remote.apply(bootstrap));
+            pipeline = IngestPipeline.start(config, remote.apply(bootstrap), true); // waits for a topic not created yet
         } catch (SluiceException | IllegalStateException e) {
             err.println("sluice ingest: cannot start: " + e.getMessage());
             return 1;
@@ -148,7 +150,16 @@ public final class IngestCommand extends SubCommand {
         out.println("sluice ingest: " + config);
         try {
             long nextMetrics = System.nanoTime() + TimeUnit.SECONDS.toNanos(metricsEvery);
+            boolean saidWaiting = false;
             while (!stopped.await(1, TimeUnit.SECONDS)) {
+                if (pipeline.state() == PipelineState.WAITING_FOR_TOPIC) {
+                    if (!saidWaiting) {
+                        out.println("sluice ingest: " + pipeline.stateReason());
+                        saidWaiting = true;
+                    }
+                } else {
+                    saidWaiting = false;
+                }
                 if (pipeline.failure() != null) {
                     err.println("sluice ingest: stopped on error: " + pipeline.failure());
                     Runtime.getRuntime().removeShutdownHook(hook);

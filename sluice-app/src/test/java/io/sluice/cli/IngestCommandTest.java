@@ -55,7 +55,7 @@ class IngestCommandTest {
         err.reset();
         assertThat(run("--source", "kafka", "--bootstrap", "h:1", "--topic", "t", "--clickhouse", "http://127.0.0.1:1",
                 "--table", "d.t", "--strategy", "coalescing")).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("must be journal for source kafka");
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("must be offset-range for source kafka");
         err.reset();
         assertThat(run("--source", "pigeon", "--bootstrap", "h:1", "--topic", "t", "--clickhouse", "http://127.0.0.1:1",
                 "--table", "d.t")).isEqualTo(2);
@@ -64,9 +64,7 @@ class IngestCommandTest {
 
     @Test
     void ingestsATopicUntilInterrupted(ClickHouseServer clickHouse) throws Exception {
-        String db = clickHouse.createDatabase("cli");
-        String table = db + ".events";
-        clickHouse.execute("CREATE TABLE " + table + " (id UInt64) ENGINE = MergeTree ORDER BY id");
+        String table = idTable(clickHouse, "cli");
         try (Broker broker = Broker.open(BrokerConfig.builder(dir).build())) {
             broker.createTopic(TopicConfig.of("events", 2));
             try (Producer producer = broker.newProducer(ProducerConfig.DEFAULT)) {
@@ -90,5 +88,43 @@ class IngestCommandTest {
         }
         assertThat(clickHouse.queryLong("SELECT uniqExact(id) FROM " + table)).isEqualTo(1_000);
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("stopped;").contains("rows_inserted=1000");
+    }
+
+    /** A fresh table {@code <db>.events (id UInt64)} in a new database named after {@code prefix}. */
+    private static String idTable(ClickHouseServer clickHouse, String prefix) {
+        String table = clickHouse.createDatabase(prefix) + ".events";
+        clickHouse.execute("CREATE TABLE " + table + " (id UInt64) ENGINE = MergeTree ORDER BY id");
+        return table;
+    }
+
+    @Test
+    void startedBeforeItsTopicExistsItWaitsSaysSoOnceAndIngestsOnceTheTopicIsCreated(ClickHouseServer clickHouse) throws Exception {
+        String table = idTable(clickHouse, "cli_wait");
+        try (Broker broker = Broker.open(BrokerConfig.builder(dir).build())) {
+            AtomicInteger exit = new AtomicInteger(-1);
+            Thread cli = new Thread(() -> exit.set(IngestCommand.run(new String[]{
+                    "--bootstrap", "embedded", "--topic", "later", "--clickhouse", clickHouse.url(), "--table", table,
+                    "--metrics-interval-s", "0", "--set", "retry.max.ms=200"},
+                    bootstrap -> broker::newConsumer, new PrintStream(out, true, StandardCharsets.UTF_8),
+                    new PrintStream(err, true, StandardCharsets.UTF_8))), "cli");
+            cli.start();
+            Await.until("the command says it waits", Duration.ofSeconds(30),
+                    () -> out.toString(StandardCharsets.UTF_8).contains("waiting for the topic to be created"));
+            assertThat(cli.isAlive()).as("still running, not exited on 'unknown topic'").isTrue();
+            broker.createTopic(TopicConfig.of("later", 1));
+            try (Producer producer = broker.newProducer(ProducerConfig.DEFAULT)) {
+                for (int i = 0; i < 100; i++) {
+                    producer.send(ProducerRecord.of("later", null, ("{\"id\":" + i + "}").getBytes(StandardCharsets.UTF_8)));
+                }
+                producer.flush();
+            }
+            Await.until("100 rows", Duration.ofSeconds(60), () -> clickHouse.queryLong("SELECT count() FROM " + table) == 100);
+            cli.interrupt();
+            cli.join(30_000);
+            assertThat(exit.get()).isZero();
+        }
+        String printed = out.toString(StandardCharsets.UTF_8);
+        assertThat(printed.split("waiting for the topic to be created", -1)).as("said once").hasSize(2);
+        assertThat(printed).contains("later");
     }
 }

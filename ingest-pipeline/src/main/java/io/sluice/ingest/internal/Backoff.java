@@ -14,17 +14,24 @@ public final class Backoff {
         this.nextMs = initialMs;
     }
 
-    /** Waits the next delay (interruptible) and doubles it. */
-    public void pause() throws InterruptedException {
+    /**
+     * The next delay in ms, and the one after it doubled (capped at max): the current step plus a jitter below a
+     * quarter of it, so delays lie in [step, step * 1.25).
+     */
+    public long nextDelayMs() {
         long d = nextMs + ThreadLocalRandom.current().nextLong(Math.max(1, nextMs / 4));
         nextMs = Math.min(maxMs, nextMs * 2);
-        Thread.sleep(d);
+        return d;
+    }
+
+    /** Waits the next delay (interruptible) and doubles it. */
+    public void pause() throws InterruptedException {
+        Thread.sleep(nextDelayMs());
     }
 
     /** As {@link #pause()}, returning early (in steps of at most 50 ms) once {@code stop} is true. */
     public void pause(java.util.function.BooleanSupplier stop) throws InterruptedException {
-        long d = nextMs + ThreadLocalRandom.current().nextLong(Math.max(1, nextMs / 4));
-        nextMs = Math.min(maxMs, nextMs * 2);
+        long d = nextDelayMs();
         long end = System.nanoTime() + d * 1_000_000L;
         long left;
         while (!stop.getAsBoolean() && (left = end - System.nanoTime()) > 0) {

@@ -21,7 +21,7 @@ import java.util.Set;
 public final class ClickHouseTarget {
     private static final Logger LOG = LoggerFactory.getLogger(ClickHouseTarget.class);
 
-    /** Journal offset columns: when the table has both, the journal strategy fills them and uses them to skip rows already landed. */
+    /** Offset columns: when the table has both, the offset-range strategy fills them and uses them to skip rows already landed. */
     public static final String PARTITION_COLUMN = "_sluice_partition";
     public static final String OFFSET_COLUMN = "_sluice_offset";
     /** Stream entry columns: when the table has both, the stream strategies fill them and skip redelivered rows already landed. */
@@ -184,7 +184,7 @@ public final class ClickHouseTarget {
         return m.find() && Long.parseLong(m.group(1)) > 0;
     }
 
-    /** True when the table carries the journal offset columns. */
+    /** True when the table carries the offset columns. */
     public boolean hasOffsetColumns() {
         return hasColumn(PARTITION_COLUMN) && hasColumn(OFFSET_COLUMN);
     }

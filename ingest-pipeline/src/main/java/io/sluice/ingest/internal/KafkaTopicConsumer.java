@@ -25,7 +25,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * A Kafka consumer seen through Sluice's {@link Consumer} interface, so that the journal strategy lands a Kafka
+ * A Kafka consumer seen through Sluice's {@link Consumer} interface, so that the offset-range strategy lands a Kafka
  * topic exactly as it lands a Sluice topic. <b>Not thread-safe</b>, like both consumers it joins: one thread polls.
  *
  * <p>A commit that Kafka refuses because the group is rebalancing (or this member was removed) is logged and
@@ -117,7 +117,7 @@ public final class KafkaTopicConsumer implements Consumer {
             for (var h : r.headers()) {
                 headers.add(new Header(h.key(), h.value()));
             }
-            // a tombstone (null value) is not a JSON object: the journal dead-letters it rather than failing
+            // a tombstone (null value) is not a JSON object: the offset-range strategy dead-letters it rather than failing
             out.add(new ConsumerRecord(r.topic(), r.partition(), r.offset(), r.timestamp(), r.key(),
                     r.value() == null ? new byte[0] : r.value(), headers));
         }
@@ -157,7 +157,7 @@ public final class KafkaTopicConsumer implements Consumer {
         return 0; // Kafka resets a lost position per auto.offset.reset and logs it; it does not count skipped offsets
     }
 
-    /** Kafka's group generation is not exposed through this interface: empty (the journal strategy does not need it). */
+    /** Kafka's group generation is not exposed through this interface: empty (the offset-range strategy does not need it). */
     @Override
     public java.util.Optional<io.sluice.core.ConsumerGroups.Membership> groupMembership() {
         return java.util.Optional.empty();

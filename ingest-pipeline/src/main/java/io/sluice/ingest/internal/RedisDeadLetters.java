@@ -1,5 +1,7 @@
 package io.sluice.ingest.internal;
 
+import io.sluice.redis.RedisEndpoint;
+
 import io.lettuce.core.RedisException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

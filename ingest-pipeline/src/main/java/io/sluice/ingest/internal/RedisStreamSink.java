@@ -1,5 +1,7 @@
 package io.sluice.ingest.internal;
 
+import io.sluice.redis.RedisEndpoint;
+
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.sluice.core.SluiceException.BackPressureException;
 import io.sluice.core.SluiceException.ClosedException;
@@ -64,7 +66,7 @@ final class RedisStreamSink implements EventSink {
 
     RedisStreamSink(SinkContext ctx, int workers, boolean takeover) {
         this.ctx = ctx;
-        this.endpoint = new RedisEndpoint(ctx.config);
+        this.endpoint = new RedisEndpoint(ctx.config.redisUrl(), ctx.config.redisCluster(), ctx.config.redisClusterRefreshMs());
         this.connection = endpoint.connect();
         this.connection.connection().setAutoFlushCommands(false);
         this.key = ctx.config.redisStream().getBytes(StandardCharsets.UTF_8);

@@ -6,7 +6,7 @@ import java.util.List;
 
 /**
  * Rows encoded back to back in one byte array, ready to be one INSERT body, with each row's end offset and a
- * caller tag per row (a future, a stream entry id, a journal offset) so that a rejected batch can be split and
+ * caller tag per row (a future, a stream entry id, an offset) so that a rejected batch can be split and
  * its rows reported one by one. Built by one thread, then handed over (safe publication by the executor).
  *
  * <pre>

@@ -12,7 +12,7 @@ import java.util.List;
  *
  * <p>JSON passthrough: the event must be one JSON object; it is checked only for its outer braces (ClickHouse
  * parses it) and written as is, one per line ({@code FORMAT JSONEachRow}). With provenance columns the closing
- * brace is replaced by {@code ,"_sluice_partition":P,"_sluice_offset":O}} (journal) or
+ * brace is replaced by {@code ,"_sluice_partition":P,"_sluice_offset":O}} (offset-range) or
  * {@code ,"_sluice_entry":"ID","_sluice_index":K}} (streams) — byte surgery, no parsing.
  *
  * <p>Typed rows: the {@link RowEncoder} writes RowBinary for its columns ({@code INSERT INTO t (c1, c2, ...) FORMAT
@@ -23,7 +23,7 @@ public final class RowFormat {
     /** Columns Sluice fills itself to identify a row's origin (and skip rows that already landed). */
     public enum Provenance {
         NONE,
-        /** {@code _sluice_partition UInt32, _sluice_offset UInt64}: the journal strategy */
+        /** {@code _sluice_partition UInt32, _sluice_offset UInt64}: the offset-range strategy */
         OFFSETS,
         /** {@code _sluice_entry String, _sluice_index UInt32}: the stream strategies */
         ENTRIES
@@ -118,7 +118,7 @@ public final class RowFormat {
         return provenance;
     }
 
-    /** Appends an encoded row plus its journal partition and offset (when the table has the offset columns). */
+    /** Appends an encoded row plus its partition and offset (when the table has the offset columns). */
     public <T> void append(RowBatch<T> batch, byte[] row, int partition, long offset, T tag) {
         if (provenance != Provenance.OFFSETS) {
             append(batch, row, tag);
@@ -149,7 +149,7 @@ public final class RowFormat {
     }
 
     /**
-     * As {@link #appendJson} with the offset columns, written straight into the batch: the journal's hot path runs
+     * As {@link #appendJson} with the offset columns, written straight into the batch: the offset-range hot path runs
      * it once per event, so it builds no String and no suffix array (the keys are constants, the numbers are written
      * digit by digit).
      */

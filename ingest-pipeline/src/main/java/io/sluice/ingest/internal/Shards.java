@@ -15,7 +15,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Where the journal strategy's batches go: one server ({@code clickhouse.url}), or the shards of a ClickHouse
+ * Where the offset-range strategy's batches go: one server ({@code clickhouse.url}), or the shards of a ClickHouse
  * cluster ({@code clickhouse.shards}), each written directly into its local table through its replicas.
  *
  * <p>Rows are routed per partition ({@link IngestConfig.ShardBy}): an offset-range batch lands whole on one shard,

@@ -1,5 +1,8 @@
 package io.sluice.ingest.internal;
 
+import io.sluice.redis.RedisEndpoint;
+import io.sluice.redis.StreamGroups;
+
 import io.lettuce.core.Consumer;
 import io.lettuce.core.Limit;
 import io.lettuce.core.Range;
@@ -381,13 +384,13 @@ final class StreamDrainer {
     }
 
     /**
-     * Removes every entry below the group's safe point, computed in this order so that a concurrent delivery
-     * can never be cut: first L = the group's last-delivered-id (everything below L+1 was delivered), then P =
-     * the smallest id still pending (delivered, not acknowledged). Entries below min(L+1, P) were delivered and
-     * are no longer pending, so they were acknowledged — that is, they are in ClickHouse or dead-lettered.
-     * {@code XTRIM MINID} (Redis 6.2+) removes whole stream nodes cheaply, unlike XDEL of each id, which costs
-     * Redis hundreds of ms per 10,000 ids and stalls every XADD meanwhile (measured).
-     * At most every {@link #TRIM_INTERVAL_NANOS} unless forced. The stream must belong to Sluice's group alone.
+     * Removes every entry below the stream's groups' floor ({@link StreamGroups#floor}: per group, the oldest pending
+     * entry, or the one after its last-delivered id): entries below it were delivered to every group and are no
+     * longer pending, so they were acknowledged — that is, in ClickHouse or dead-lettered. The same rule as
+     * redis-transport's producer trimming, so a second group on the stream (an operator's, a replay) is never cut
+     * short either. {@code XTRIM MINID} (Redis 6.2+) removes whole stream nodes cheaply, unlike XDEL of each id,
+     * which costs Redis hundreds of ms per 10,000 ids and stalls every XADD meanwhile (measured).
+     * At most every {@link #TRIM_INTERVAL_NANOS} unless forced.
      */
     private void trimAcknowledged(boolean force) {
         long now = System.nanoTime();
@@ -395,52 +398,11 @@ final class StreamDrainer {
             return;
         }
         lastTrimNanos = now;
-        String lastDelivered = null;
-        for (Object g : redis.xinfoGroups(key)) {
-            if (g instanceof List<?> fields) {
-                String name = null;
-                String last = null;
-                for (int i = 0; i + 1 < fields.size(); i += 2) {
-                    String k = text(fields.get(i));
-                    if ("name".equals(k)) {
-                        name = text(fields.get(i + 1));
-                    } else if ("last-delivered-id".equals(k)) {
-                        last = text(fields.get(i + 1));
-                    }
-                }
-                if (ctx.config.redisGroup().equals(name)) {
-                    lastDelivered = last;
-                }
-            }
+        long floor = StreamGroups.floor(redis, key);
+        if (floor == Long.MAX_VALUE || floor <= 0) {
+            return; // no group, or nothing delivered yet
         }
-        if (lastDelivered == null || "0-0".equals(lastDelivered)) {
-            return;
-        }
-        String safe = nextId(lastDelivered);
-        io.lettuce.core.models.stream.PendingMessages pending = redis.xpending(key, group);
-        if (pending.getCount() > 0 && pending.getMessageIds().getLower().getValue() != null) {
-            String lowestPending = pending.getMessageIds().getLower().getValue();
-            if (compareIds(lowestPending, safe) < 0) {
-                safe = lowestPending;
-            }
-        }
-        redis.xtrim(key, XTrimArgs.Builder.minId(safe));
-    }
-
-    private static String text(Object o) {
-        return o instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : String.valueOf(o);
-    }
-
-    static String nextId(String id) {
-        int dash = id.indexOf('-');
-        return id.substring(0, dash) + "-" + (Long.parseUnsignedLong(id.substring(dash + 1)) + 1);
-    }
-
-    static int compareIds(String a, String b) {
-        int da = a.indexOf('-');
-        int db = b.indexOf('-');
-        int c = Long.compareUnsigned(Long.parseUnsignedLong(a.substring(0, da)), Long.parseUnsignedLong(b.substring(0, db)));
-        return c != 0 ? c : Long.compareUnsigned(Long.parseUnsignedLong(a.substring(da + 1)), Long.parseUnsignedLong(b.substring(db + 1)));
+        redis.xtrim(key, XTrimArgs.Builder.minId(StreamGroups.entryId(floor)));
     }
 
     /** XACK then XDEL, retried until Redis takes them: the rows are in ClickHouse, giving up would duplicate them. */

@@ -15,9 +15,35 @@ public final class Supervision {
     private volatile Throwable failure;
     private volatile long restarts;
 
+    /** What a supervised loop does with an error thrown out of it. */
+    public enum Decision {
+        /** A configuration error (or a JVM {@link Error}): no retry can fix it; the loop stops, {@link PipelineState#FAILED}. */
+        STOP,
+        /** The topic does not exist yet and the pipeline waits for it: look again after a backoff, healthy. */
+        WAIT_FOR_TOPIC,
+        /** Anything else is transient: start again from the committed offsets after a backoff. */
+        RESTART
+    }
+
+    /** Whether an unknown topic is a configuration error or something to wait for. */
+    public enum MissingTopic {
+        /** A broker's own pipelines: the topic is in the same configuration, so a missing one is a mistake. */
+        FAIL,
+        /** A standalone {@code sluice ingest}: the topic may be created later, as Kafka Connect waits for it. */
+        WAIT
+    }
+
     /** Configuration errors: no retry can fix them. */
     public static boolean isConfigError(Throwable t) {
         return t instanceof SluiceException.InvalidConfigException || t instanceof SluiceException.UnknownTopicException;
+    }
+
+    /** The restart rule, as a function of the error alone (and the missing-topic policy). */
+    public static Decision decide(Throwable t, MissingTopic missingTopic) {
+        if (t instanceof SluiceException.UnknownTopicException && missingTopic == MissingTopic.WAIT) {
+            return Decision.WAIT_FOR_TOPIC;
+        }
+        return isConfigError(t) || t instanceof Error ? Decision.STOP : Decision.RESTART;
     }
 
     public PipelineState state() {
@@ -51,6 +77,17 @@ public final class Supervision {
             state = PipelineState.RETRYING;
             reason = why;
         }
+    }
+
+    /** The topic does not exist yet; returns true the first time (so the caller logs it once). */
+    public boolean waitingForTopic(String why) {
+        if (state == PipelineState.FAILED || state == PipelineState.CLOSED) {
+            return false;
+        }
+        boolean first = state != PipelineState.WAITING_FOR_TOPIC;
+        state = PipelineState.WAITING_FOR_TOPIC;
+        reason = why;
+        return first;
     }
 
     public void restarted() {

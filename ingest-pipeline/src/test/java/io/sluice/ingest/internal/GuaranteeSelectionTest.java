@@ -33,14 +33,14 @@ class GuaranteeSelectionTest {
     void anOldServerWithAPlainMergeTreeAndOffsetColumnsGetsTheIdempotentInsert() {
         ClickHouseTarget t = ClickHouseTarget.describe("d.t", "18.16.1", Set.of("insert_deduplicate"), WITH_OFFSETS,
                 "MergeTree", "MergeTree ORDER BY id SETTINGS index_granularity = 8192");
-        assertThat(JournalIngestor.choose(t)).isEqualTo(Guarantee.EXACTLY_ONCE_IDEMPOTENT_INSERT);
+        assertThat(OffsetRangeIngestor.choose(t)).isEqualTo(Guarantee.EXACTLY_ONCE_IDEMPOTENT_INSERT);
     }
 
     @Test
     void aReplicatedTableWithOffsetColumnsReliesOnIdenticalBlockDeduplicationOnAnyVersion() {
         ClickHouseTarget t = ClickHouseTarget.describe("d.t", "18.16.1", Set.of(), WITH_OFFSETS,
                 "ReplicatedMergeTree", "ReplicatedMergeTree('/clickhouse/tables/t', 'r1') ORDER BY id");
-        assertThat(JournalIngestor.choose(t)).isEqualTo(Guarantee.EXACTLY_ONCE_REPLICATED_DEDUP);
+        assertThat(OffsetRangeIngestor.choose(t)).isEqualTo(Guarantee.EXACTLY_ONCE_REPLICATED_DEDUP);
     }
 
     @Test
@@ -48,21 +48,21 @@ class GuaranteeSelectionTest {
         ClickHouseTarget t = ClickHouseTarget.describe("d.t", "23.8.2.7", Set.of("insert_deduplication_token"), WITH_OFFSETS,
                 "MergeTree", "MergeTree ORDER BY id SETTINGS non_replicated_deduplication_window = 1000, index_granularity = 8192");
         assertThat(t.deduplicatesInserts()).isTrue();
-        assertThat(JournalIngestor.choose(t)).isEqualTo(Guarantee.EXACTLY_ONCE_DEDUP_TOKEN);
+        assertThat(OffsetRangeIngestor.choose(t)).isEqualTo(Guarantee.EXACTLY_ONCE_DEDUP_TOKEN);
     }
 
     @Test
     void aNewServerWhoseMergeTreeDoesNotDeduplicateStillGetsTheIdempotentInsert() {
         ClickHouseTarget t = ClickHouseTarget.describe("d.t", "23.8.2.7", Set.of("insert_deduplication_token"), WITH_OFFSETS,
                 "MergeTree", "MergeTree ORDER BY id SETTINGS index_granularity = 8192");
-        assertThat(JournalIngestor.choose(t)).isEqualTo(Guarantee.EXACTLY_ONCE_IDEMPOTENT_INSERT);
+        assertThat(OffsetRangeIngestor.choose(t)).isEqualTo(Guarantee.EXACTLY_ONCE_IDEMPOTENT_INSERT);
     }
 
     @Test
     void withoutOffsetColumnsTheGuaranteeIsAtLeastOnceSaidPlainly() {
         ClickHouseTarget t = ClickHouseTarget.describe("d.t", "23.8.2.7", Set.of("insert_deduplication_token"), WITHOUT_OFFSETS,
                 "ReplicatedMergeTree", "ReplicatedMergeTree('/t', 'r1') ORDER BY id");
-        assertThat(JournalIngestor.choose(t)).isEqualTo(Guarantee.AT_LEAST_ONCE);
+        assertThat(OffsetRangeIngestor.choose(t)).isEqualTo(Guarantee.AT_LEAST_ONCE);
         assertThat(Guarantee.AT_LEAST_ONCE.label()).isEqualTo("at-least-once");
     }
 

@@ -43,7 +43,12 @@ class RowFormatTest {
 
     @Test
     void onlyAReservedKeyItselfIsRefusedNotAKeyThatResemblesIt() {
-        assertThat(format.encode(bytes("{\"_sluice_offsets\":1,\"_sluice_offse\":2,\"_SLUICE_OFFSET\":3}"))).isNotNull();
+        byte[] resembling = bytes("{\"_sluice_offsets\":1,\"_sluice_offse\":2,\"_SLUICE_OFFSET\":3}");
+        assertThat(format.encode(resembling)).as("passed through as given, not refused").isEqualTo(resembling);
+        RowBatch<Long> batch = new RowBatch<>(1, 64);
+        format.append(batch, format.encode(resembling), 1, 5L, 5L);
+        assertThat(new String(format.rowBytes(batch, 0), StandardCharsets.UTF_8)).isEqualTo(
+                "{\"_sluice_offsets\":1,\"_sluice_offse\":2,\"_SLUICE_OFFSET\":3,\"_sluice_partition\":1,\"_sluice_offset\":5}");
         assertThatThrownBy(() -> format.encode(bytes("{\"a\":1,\"_sluice_partition\":2}")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("_sluice_partition");
         assertThatThrownBy(() -> format.encode(bytes("{\"_sluice_\\u006fffset\":2}")))

@@ -81,7 +81,7 @@ public final class ClusterScaleRunner {
     }
 
     private static IngestConfig.Builder base(String name) {
-        return IngestConfig.builder(name).strategy(Strategy.JOURNAL).topic("events").group("scale-" + name)
+        return IngestConfig.builder(name).strategy(Strategy.OFFSET_RANGE).topic("events").group("scale-" + name)
                 .batchRows(50_000).lingerMs(50).maxInFlight(2);
     }
 

@@ -1,6 +1,6 @@
 package io.sluice.redis.internal;
 
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.models.stream.PendingMessages;
 
 import java.nio.charset.StandardCharsets;
@@ -22,7 +22,7 @@ public record GroupInfo(byte[] name, long pending, long lastDelivered) {
      * The smallest offset this group still needs: its oldest pending (delivered, unacknowledged) entry, or the one
      * after its last-delivered id when nothing is pending. Everything below it was delivered and acknowledged.
      */
-    public long floor(RedisCommands<byte[], byte[]> redis, byte[] key) {
+    public long floor(RedisClusterCommands<byte[], byte[]> redis, byte[] key) {
         long floor = lastDelivered + 1;
         if (pending > 0) {
             PendingMessages summary = redis.xpending(key, name);
@@ -33,7 +33,7 @@ public record GroupInfo(byte[] name, long pending, long lastDelivered) {
         return floor;
     }
 
-    public static List<GroupInfo> list(RedisCommands<byte[], byte[]> redis, byte[] key) {
+    public static List<GroupInfo> list(RedisClusterCommands<byte[], byte[]> redis, byte[] key) {
         List<GroupInfo> groups = new ArrayList<>();
         for (Object g : redis.xinfoGroups(key)) {
             if (!(g instanceof List<?> fields)) {

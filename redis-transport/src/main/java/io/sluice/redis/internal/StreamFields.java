@@ -87,7 +87,7 @@ public final class StreamFields {
                 headers.add(new Header(new String(name, 2, name.length - 2, StandardCharsets.UTF_8), f.getValue()));
             }
         }
-        return new ConsumerRecord(topic, partition, offset, timestamp, key, value, headers, id);
+        return new ConsumerRecord(topic, partition, offset, timestamp, key, value, headers);
     }
 
     private static long parseLong(byte[] ascii, long fallback) {

@@ -4,6 +4,7 @@ import io.lettuce.core.XTrimArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.sluice.redis.RedisStreamsConfig;
+import io.sluice.redis.StreamGroups;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -100,11 +101,7 @@ public final class Trimmer implements AutoCloseable {
 
     /** The smallest offset any group still needs (Long.MAX_VALUE without groups). */
     long groupsFloor(byte[] key) {
-        long floor = Long.MAX_VALUE;
-        for (GroupInfo g : GroupInfo.list(redis, key)) {
-            floor = Math.min(floor, g.floor(redis, key));
-        }
-        return floor;
+        return StreamGroups.floor(redis, key);
     }
 
     public long runs() {

@@ -1,4 +1,4 @@
-package io.sluice.ingest.internal;
+package io.sluice.redis;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
@@ -15,18 +15,16 @@ import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.cluster.event.ClusterTopologyChangedEvent;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
-import io.sluice.ingest.IngestConfig;
 
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Where the stream strategies' Redis is: one server ({@link RedisClient}) or a Redis Cluster
- * ({@link RedisClusterClient}, {@code redis.cluster=true}). The drainers, the XADD writer and the dead letters see
- * only a {@link Link}: Lettuce's {@link RedisClusterCommands} / {@link RedisClusterAsyncCommands}, the interfaces
+ * Where a Redis is: one server ({@link RedisClient}) or a Redis Cluster ({@link RedisClusterClient}). Users (ingest's
+ * stream strategies: their drainers, XADD writer and dead letters) see only a {@link Link}: Lettuce's {@link RedisClusterCommands} / {@link RedisClusterAsyncCommands}, the interfaces
  * that a single server's {@code RedisCommands} and a cluster's {@code RedisAdvancedClusterCommands} share (streams,
- * keys, server info), so there is one drainer for both.
+ * keys, server info), so one piece of code serves both.
  *
  * <p>Cluster: every command the drainers send names one key (the stream, or its dead-letter stream, both with the
  * stream's hash tag, so on one slot) and no Lua script is used, so no command can fail with CROSSSLOT. The client
@@ -41,14 +39,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * link are opened in the background: only commands sent in the moment between the change and that connect are
  * refused (and reported, or retried by the drainers).
  */
-final class RedisEndpoint implements AutoCloseable {
+public final class RedisEndpoint implements AutoCloseable {
     private final AbstractRedisClient client;
     private final boolean cluster;
     private final Set<StatefulRedisClusterConnection<byte[], byte[]>> clusterLinks = ConcurrentHashMap.newKeySet();
     private reactor.core.Disposable topologyEvents;
 
     /** One connection and its command interfaces. */
-    record Link(StatefulConnection<byte[], byte[]> connection, RedisClusterCommands<byte[], byte[]> sync,
+    public record Link(StatefulConnection<byte[], byte[]> connection, RedisClusterCommands<byte[], byte[]> sync,
                 RedisClusterAsyncCommands<byte[], byte[]> async, Runnable onClose) implements AutoCloseable {
         @Override
         public void close() {
@@ -57,17 +55,22 @@ final class RedisEndpoint implements AutoCloseable {
         }
     }
 
-    RedisEndpoint(IngestConfig config) {
-        this.cluster = config.redisCluster();
+    /**
+     * @param url              {@code redis://host:port}; for a cluster, seed nodes {@code redis://h1:p1,h2:p2}
+     * @param cluster          whether {@code url} names a Redis Cluster
+     * @param clusterRefreshMs how often a cluster's topology is refreshed (also on redirects and reconnects)
+     */
+    public RedisEndpoint(String url, boolean cluster, long clusterRefreshMs) {
+        this.cluster = cluster;
         if (cluster) {
-            RedisClusterClient c = RedisClusterClient.create(config.redisUrl()); // seeds: redis://h1:p1,h2:p2
+            RedisClusterClient c = RedisClusterClient.create(url); // seeds: redis://h1:p1,h2:p2
             c.setOptions(ClusterClientOptions.builder()
                     .autoReconnect(true)
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                     .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-                            .enablePeriodicRefresh(Duration.ofMillis(config.redisClusterRefreshMs()))
+                            .enablePeriodicRefresh(Duration.ofMillis(clusterRefreshMs))
                             .enableAllAdaptiveRefreshTriggers()
-                            .adaptiveRefreshTriggersTimeout(Duration.ofMillis(Math.min(1_000, config.redisClusterRefreshMs())))
+                            .adaptiveRefreshTriggersTimeout(Duration.ofMillis(Math.min(1_000, clusterRefreshMs)))
                             .refreshTriggersReconnectAttempts(2)
                             .dynamicRefreshSources(true)
                             .closeStaleConnections(true)
@@ -78,7 +81,7 @@ final class RedisEndpoint implements AutoCloseable {
                     .filter(e -> e instanceof ClusterTopologyChangedEvent)
                     .subscribe(e -> clusterLinks.forEach(l -> openMasterConnections(l, false)));
         } else {
-            RedisClient c = RedisClient.create(RedisURI.create(config.redisUrl()));
+            RedisClient c = RedisClient.create(RedisURI.create(url));
             c.setOptions(ClientOptions.builder()
                     .autoReconnect(true)
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
@@ -87,12 +90,12 @@ final class RedisEndpoint implements AutoCloseable {
         }
     }
 
-    boolean isCluster() {
+    public boolean isCluster() {
         return cluster;
     }
 
     /** A new connection (to the cluster: one logical connection routing each command to its slot's master). */
-    Link connect() {
+    public Link connect() {
         if (client instanceof RedisClusterClient c) {
             StatefulRedisClusterConnection<byte[], byte[]> conn = c.connect(ByteArrayCodec.INSTANCE);
             openMasterConnections(conn, true);
