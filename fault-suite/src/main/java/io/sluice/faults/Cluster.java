@@ -26,7 +26,8 @@ import java.util.concurrent.TimeUnit;
  * The real processes of a run: a private ClickHouse behind a {@link FaultProxy}, a private Redis behind a raw TCP
  * proxy (when {@code worker-pool} is in the run), a second private ClickHouse with its private ZooKeeper behind its
  * own {@link FaultProxy} (when {@code replicated} is in the run: the offset-range strategy into a
- * {@code ReplicatedMergeTree}, exactly-once through replicated block deduplication), {@code sluice broker} with an
+ * {@code ReplicatedMergeTree}, exactly-once through replicated block deduplication and, after an INSERT of
+ * unknown status, a look at what landed in parts registered in ZooKeeper), {@code sluice broker} with an
  * {@code ingest.<name>.*} section per broker-side strategy, and a {@code sluice ingest} process for the journal
  * strategy. Every ingest pipeline talks to ClickHouse and Redis through the proxies; the checker queries each
  * table's ClickHouse directly.
@@ -113,11 +114,10 @@ public final class Cluster implements AutoCloseable {
             replicated.execute("CREATE TABLE " + t + " (id UInt64, p UInt32, _sluice_partition UInt32, _sluice_offset UInt64)"
                     + " ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/" + t + "', '{replica}')"
                     + " ORDER BY (_sluice_partition, _sluice_offset)");
-            // block deduplication drops an identical retried block, but ClickHouse 18.16 can land a block twice when it
-            // answers 319 UNKNOWN_STATUS_OF_INSERT after losing ZooKeeper mid-insert (seed 20261123 of
-            // FaultInjectionSuiteTest: 6 rows): under ZooKeeper faults the docs state at-least-once, so duplicates
-            // are counted and reported here, not a violation
-            tables.add(new Table("replicated", t, false, replicated));
+            // block deduplication drops an identical retried block; after an INSERT of unknown status (319 when
+            // ZooKeeper went away mid-insert: seed 20261123 of FaultInjectionSuiteTest once found 6 rows twice) the
+            // pipeline first finds out what landed in parts registered in ZooKeeper (ReplicatedLanding): exactly-once
+            tables.add(new Table("replicated", t, true, replicated));
             section(props, "rep", t, "offset-range");
             props.put("ingest.rep.clickhouse.url", replicatedProxy.url());
         }
@@ -137,7 +137,7 @@ public final class Cluster implements AutoCloseable {
             clickHouse.execute("CREATE TABLE " + t + " (id UInt64, p UInt32, _sluice_partition UInt32, _sluice_offset UInt64)"
                     + " ENGINE = MergeTree ORDER BY (_sluice_partition, _sluice_offset)");
             tables.add(new Table("journal", t, true, clickHouse));
-            this.ingest = new Node("ingest", run, "256m", Map.of(), "sluice ingest: IngestConfig[",
+            this.ingest = new Node("ingest", run, "256m", config.ingestEnv(), "sluice ingest: IngestConfig[",
                     "ingest", "--bootstrap", bootstrap(), "--topic", TOPIC, "--clickhouse", clickHouseProxy.url(),
                     "--table", t, "--strategy", "journal", "--batch-rows", "500", "--linger-ms", "50",
                     "--group", "ingest-journal", "--metrics-interval-s", "0",

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -17,8 +18,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Injects faults at seeded times, one at a time, on its own thread ({@code torture-nemesis}): wait a seeded gap
- * (1–4 s), choose a seeded fault kind among those the run allows, hold it for a seeded duration (1–6 s; a paused
- * member stays away past its session), heal it, repeat until the run's duration is over. Each fault is a
+ * (1–4 s), choose the next fault kind, hold it for a seeded duration (1–6 s; a paused member stays away past its
+ * session), heal it, repeat. The first kinds are every kind the run allows, each once in a seeded order (so even a
+ * short run injects every kind, whatever its duration); after them, seeded random kinds until the run's duration
+ * is over. Each fault is a
  * {@code fault} op with {@code start} and {@code end} in the {@link History}; healing failures are recorded, not
  * thrown, so one bad restart does not end the run.
  */
@@ -71,12 +74,15 @@ public final class Nemesis implements AutoCloseable {
 
     private void run() {
         long end = System.nanoTime() + config.duration().toNanos();
+        // every kind once, in a seeded order, whatever the duration; then seeded random kinds until the duration is over
+        List<FaultKind> firstPass = new ArrayList<>(kinds);
+        Collections.shuffle(firstPass, random);
         try {
-            while (!kinds.isEmpty() && System.nanoTime() - end < 0) {
+            while (!kinds.isEmpty() && (!firstPass.isEmpty() || System.nanoTime() - end < 0)) {
                 if (stop.await(1_000 + random.nextInt(3_000), TimeUnit.MILLISECONDS)) {
                     return;
                 }
-                FaultKind kind = kinds.get(random.nextInt(kinds.size()));
+                FaultKind kind = firstPass.isEmpty() ? kinds.get(random.nextInt(kinds.size())) : firstPass.remove(0);
                 long holdMillis = 1_000 + random.nextInt(5_000);
                 int target = random.nextInt(Math.max(1, config.members()));
                 inject(kind, holdMillis, target);

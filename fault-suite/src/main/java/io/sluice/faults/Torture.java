@@ -10,10 +10,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.EnumSet;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Collectors;
@@ -25,7 +27,7 @@ import java.util.stream.Collectors;
  *
  * <pre>
  * Torture --minutes N [--seconds N] [--seed S] [--strategies journal,coalescing,worker-pool] [--faults KIND,...]
- *         [--producers N] [--rate EVENTS_PER_S_PER_PRODUCER] [--members N] [--run-dir DIR]
+ *         [--producers N] [--rate EVENTS_PER_S_PER_PRODUCER] [--members N] [--settle-seconds N] [--run-dir DIR]
  * </pre>
  * Prints the seed first, then the report; exits 1 when a guarantee is violated. {@code --scenario late-inserts} and
  * {@code --scenario unauthenticated-flood} run issue 11's two reproductions instead (the same as
@@ -37,6 +39,11 @@ public final class Torture {
 
     /** Runs {@code config} and returns the checker's report (also written to {@code report.txt} in the run dir). */
     public static Report run(TortureConfig config, PrintStream out) throws InterruptedException {
+        return run(config, out, new ArrayList<>());
+    }
+
+    /** As {@link #run(TortureConfig, PrintStream)}, adding to {@code kinds} the fault kinds the run could inject. */
+    public static Report run(TortureConfig config, PrintStream out, List<FaultKind> kinds) throws InterruptedException {
         out.println("[torture] seed " + config.seed() + ", " + config.duration().toSeconds() + " s of faults, strategies "
                 + config.strategies() + ", run dir " + config.runDir());
         try (History history = new History(config.runDir().resolve("history.jsonl"));
@@ -45,6 +52,7 @@ public final class Torture {
             Workload workload = new Workload(config, cluster.bootstrap(), history);
             try (workload; Nemesis nemesis = new Nemesis(config, cluster, workload, history)) {
                 out.println("[torture] fault kinds: " + nemesis.kinds());
+                kinds.addAll(nemesis.kinds());
                 workload.start();
                 nemesis.start();
                 nemesis.awaitEnd();
@@ -119,12 +127,13 @@ public final class Torture {
         Integer rate = null;
         Integer members = null;
         Path runDir = null;
+        Duration settle = null;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             if (a.equals("--help") || a.equals("-h")) {
                 System.out.println("usage: torture.sh --minutes N [--seconds N] [--seed S] [--strategies "
                         + String.join(",", TortureConfig.STRATEGIES) + "] [--faults " + Arrays.toString(FaultKind.values())
-                        + "] [--producers N] [--rate N] [--members N] [--run-dir DIR]\n       torture.sh --scenario late-inserts|unauthenticated-flood");
+                        + "] [--producers N] [--rate N] [--members N] [--settle-seconds N] [--run-dir DIR]\n       torture.sh --scenario late-inserts|unauthenticated-flood");
                 return;
             }
             if (i + 1 >= args.length) {
@@ -163,6 +172,7 @@ public final class Torture {
                 case "--rate" -> rate = Integer.parseInt(v);
                 case "--members" -> members = Integer.parseInt(v);
                 case "--run-dir" -> runDir = Path.of(v);
+                case "--settle-seconds" -> settle = Duration.ofSeconds(Long.parseLong(v));
                 default -> {
                     System.err.println("torture: unknown option " + a);
                     System.exit(2);
@@ -173,6 +183,9 @@ public final class Torture {
             runDir = Path.of("target", "torture", "run-" + Instant.now().toString().replace(':', '-') + "-" + seed);
         }
         TortureConfig base = TortureConfig.of(seed, duration, runDir.toAbsolutePath()).withStrategies(strategies).withFaults(faults);
+        if (settle != null) {
+            base = base.withSettle(settle);
+        }
         TortureConfig config = base.withLoad(producers == null ? base.producers() : producers,
                 rate == null ? base.eventsPerSecond() : rate, members == null ? base.members() : members);
         Report report = run(config, System.out);

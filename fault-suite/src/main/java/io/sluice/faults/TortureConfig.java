@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.EnumSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -26,10 +27,13 @@ import java.util.Set;
  * @param insertTimeoutMillis  {@code insert.timeout.ms} of every ingest pipeline
  * @param settle          how long, after the faults, everything acknowledged may take to land
  * @param runDir          history, logs and data of the run
+ * @param ingestEnv       extra environment of the {@code sluice ingest} process (a test that breaks a guarantee on
+ *                        purpose sets {@code JAVA_TOOL_OPTIONS} here); empty in every real run
  */
 public record TortureConfig(long seed, Duration duration, Set<String> strategies, Set<FaultKind> faults, int producers,
                             int eventsPerSecond, int members, int partitions, long sessionTimeoutMillis,
-                            long insertTimeoutMillis, Duration settle, Path runDir) {
+                            long insertTimeoutMillis, Duration settle, Path runDir,
+                            Map<String, String> ingestEnv) {
     public static final List<String> STRATEGIES = List.of("journal", "coalescing", "worker-pool", "replicated");
 
     public TortureConfig {
@@ -49,6 +53,7 @@ public record TortureConfig(long seed, Duration duration, Set<String> strategies
         require(partitions >= 1 && partitions <= 64, "partitions", partitions);
         require(sessionTimeoutMillis >= 500, "sessionTimeoutMillis", sessionTimeoutMillis);
         require(insertTimeoutMillis >= 100, "insertTimeoutMillis", insertTimeoutMillis);
+        ingestEnv = Map.copyOf(ingestEnv);
     }
 
     private static void require(boolean ok, String name, long value) {
@@ -60,32 +65,38 @@ public record TortureConfig(long seed, Duration duration, Set<String> strategies
     /** Defaults: every strategy and fault, 2 producers × 200 events/s, 3 members, 4 partitions. */
     public static TortureConfig of(long seed, Duration duration, Path runDir) {
         return new TortureConfig(seed, duration, Set.copyOf(STRATEGIES), EnumSet.allOf(FaultKind.class), 2, 200, 3, 4,
-                3_000, 1_000, Duration.ofMinutes(3), runDir);
+                3_000, 1_000, Duration.ofMinutes(3), runDir, Map.of());
     }
 
     public TortureConfig withStrategies(Set<String> s) {
         return new TortureConfig(seed, duration, s, faults, producers, eventsPerSecond, members, partitions,
-                sessionTimeoutMillis, insertTimeoutMillis, settle, runDir);
+                sessionTimeoutMillis, insertTimeoutMillis, settle, runDir, ingestEnv);
     }
 
     public TortureConfig withFaults(Set<FaultKind> f) {
         return new TortureConfig(seed, duration, strategies, f, producers, eventsPerSecond, members, partitions,
-                sessionTimeoutMillis, insertTimeoutMillis, settle, runDir);
+                sessionTimeoutMillis, insertTimeoutMillis, settle, runDir, ingestEnv);
     }
 
     public TortureConfig withSettle(Duration settle) {
         return new TortureConfig(seed, duration, strategies, faults, producers, eventsPerSecond, members, partitions,
-                sessionTimeoutMillis, insertTimeoutMillis, settle, runDir);
+                sessionTimeoutMillis, insertTimeoutMillis, settle, runDir, ingestEnv);
     }
 
     public TortureConfig withInsertTimeout(long millis) {
         return new TortureConfig(seed, duration, strategies, faults, producers, eventsPerSecond, members, partitions,
-                sessionTimeoutMillis, millis, settle, runDir);
+                sessionTimeoutMillis, millis, settle, runDir, ingestEnv);
     }
 
     public TortureConfig withLoad(int producers, int eventsPerSecond, int members) {
         return new TortureConfig(seed, duration, strategies, faults, producers, eventsPerSecond, members, partitions,
-                sessionTimeoutMillis, insertTimeoutMillis, settle, runDir);
+                sessionTimeoutMillis, insertTimeoutMillis, settle, runDir, ingestEnv);
+    }
+
+    /** With extra environment for the {@code sluice ingest} process (tests that break a guarantee on purpose only). */
+    public TortureConfig withIngestEnv(Map<String, String> env) {
+        return new TortureConfig(seed, duration, strategies, faults, producers, eventsPerSecond, members, partitions,
+                sessionTimeoutMillis, insertTimeoutMillis, settle, runDir, env);
     }
 
     public boolean has(String strategy) {

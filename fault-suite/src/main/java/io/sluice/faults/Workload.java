@@ -49,12 +49,35 @@ public final class Workload implements AutoCloseable {
     private final java.util.BitSet consumed = new java.util.BitSet();
     private volatile boolean producing = true;
     private volatile boolean consuming = true;
+    /** Latency samples of a soak (null in a fault run). */
+    private final LoadSamples samples;
 
     public Workload(TortureConfig config, String bootstrap, History history) {
+        this(config, bootstrap, history, null);
+    }
+
+    /** As {@link #Workload(TortureConfig, String, History)}, recording produce and end-to-end latencies in {@code samples}. */
+    public Workload(TortureConfig config, String bootstrap, History history, LoadSamples samples) {
         this.config = config;
         this.bootstrap = bootstrap;
         this.history = history;
+        this.samples = samples;
         this.memberPausedUntil = new long[config.members()];
+    }
+
+    /** Makes the producers' ids start at {@code first} (ids below it were used before the workload started). */
+    public void startIdsAt(long first) {
+        nextId.set(first);
+    }
+
+    /** Takes the next unique event id (for other producers of the run, such as a soak's HTTP producers). */
+    public long nextId() {
+        return nextId.getAndIncrement();
+    }
+
+    /** Counts an acknowledgement made by another producer of the run. */
+    public void acknowledged() {
+        acked.incrementAndGet();
     }
 
     public void start() {
@@ -125,10 +148,17 @@ public final class Workload implements AutoCloseable {
                 }
                 long id = nextId.getAndIncrement();
                 String json = "{\"id\":" + id + ",\"p\":" + p + "}";
+                long sentAt = System.nanoTime();
+                if (samples != null) {
+                    samples.sent(id, sentAt);
+                }
                 try {
                     producer.send(ProducerRecord.of(Cluster.TOPIC, null, json), (partition, offset, error) -> {
                         outstanding.release();
                         if (error == null) {
+                            if (samples != null) {
+                                samples.produced(System.nanoTime() - sentAt);
+                            }
                             acked.incrementAndGet();
                             history.append(proc, "send", "ok", n -> n.put("id", id).put("partition", partition).put("offset", offset));
                         } else {
@@ -177,8 +207,13 @@ public final class Workload implements AutoCloseable {
                     for (ConsumerRecord r : records) {
                         long id = idOf(r.valueAsString());
                         if (id >= 0) {
+                            boolean first;
                             synchronized (consumed) {
+                                first = !consumed.get((int) id);
                                 consumed.set((int) id);
+                            }
+                            if (first && samples != null) {
+                                samples.consumed(id, System.nanoTime());
                             }
                         }
                         history.append("member-" + m, "consume", "ok", n -> n.put("member", member).put("gen", generation)

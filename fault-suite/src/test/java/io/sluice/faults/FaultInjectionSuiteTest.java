@@ -8,14 +8,17 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.LongStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The short version of the fault-injection suite that {@code ./mvnw verify} runs: per seed, 30 s of seeded faults
- * against {@code sluice broker}, {@code sluice ingest}, ClickHouse and Redis while producers and a group work, then
+ * The short version of the fault-injection suite that {@code ./mvnw verify} runs: per seed, every fault kind the
+ * machine can inject once in a seeded order, then seeded random faults until 30 s are over, against
+ * {@code sluice broker}, {@code sluice ingest}, ClickHouse and Redis while producers and a group work, then
  * the checker's verdict (acknowledged events lost, duplicates where exactly-once is stated, commits going
  * backwards, two members of one generation). One fixed seed, plus {@code -Dsluice.faults.seed=S} to replay a seed
  * (or a random one, printed, when none is given). The long run is {@code scripts/torture.sh}.
@@ -36,10 +39,18 @@ class FaultInjectionSuiteTest {
             long seed, ClickHouseServer clickHouse) throws Exception {
         Path dir = Path.of("target", "torture", "seed-" + seed + "-" + System.currentTimeMillis()).toAbsolutePath();
         TortureConfig config = TortureConfig.of(seed, Duration.ofSeconds(Long.getLong("sluice.faults.seconds", 30)), dir.resolve("run"))
-                .withLoad(2, 100, 2).withSettle(Duration.ofSeconds(90));
-        Report report = Torture.run(config, System.out);
+                .withLoad(2, 100, 2)
+                // usually settled in seconds; after a 319 that left a part unregistered in ZooKeeper, the replicated
+                // pipeline waits until ClickHouse 18.16 removes that part (about 5 minutes) before sending it again
+                .withSettle(Duration.ofSeconds(420));
+        List<FaultKind> kinds = new ArrayList<>();
+        Report report = Torture.run(config, System.out, kinds);
         System.out.println("[reliability] fault suite, seed " + seed + " (replay: -Dsluice.faults.seed=" + seed + ")\n" + report.format());
         assertThat(report.acked()).as("events acknowledged under faults").isPositive();
+        assertThat(kinds).as("fault kinds this machine can inject").contains(FaultKind.CLICKHOUSE_LATE_REQUESTS,
+                FaultKind.CLICKHOUSE_LOST_RESPONSES, FaultKind.BROKER_KILL, FaultKind.INGEST_PAUSE, FaultKind.MEMBER_PAUSE);
+        assertThat(report.faults().keySet()).as("every kind injected at least once")
+                .containsAll(kinds.stream().map(Enum::name).toList());
         assertThat(report.violations()).as("violations, seed " + seed + "; history in " + dir).isEmpty();
     }
 }

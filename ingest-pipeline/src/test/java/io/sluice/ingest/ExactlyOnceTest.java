@@ -20,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static io.sluice.ingest.Tables.contentSummary;
@@ -117,17 +118,21 @@ class ExactlyOnceTest {
         int n = 20_000;
         produce("revoked", 0, n);
         proxy = FaultProxy.forUrl(clickHouse.url());
-        AtomicLong inserts = new AtomicLong();
-        // the first member's first INSERTs reach ClickHouse 3 s late, long after it timed out
-        proxy.onRequest(r -> r.isInsertInto(table) && inserts.incrementAndGet() <= 4
-                ? Fault.delay(Duration.ofMillis(3_000)) : Fault.PASS);
+        // Every INSERT of the first member reaches ClickHouse 3 s late, long after it timed out, until the second
+        // member has landed a batch: the first member cannot commit anything before the second one took a
+        // partition over, however slow the machine (the test used to let only the first 4 INSERTs be late, and under
+        // load the first member's retries could land and commit everything before the second member joined).
+        AtomicBoolean holdFirst = new AtomicBoolean(true);
+        proxy.onRequest(r -> r.isInsertInto(table) && holdFirst.get() ? Fault.delay(Duration.ofMillis(3_000)) : Fault.PASS);
         IngestConfig slow = lateConfig("slow", proxy.url(), table, "revoked").group("shared").build();
         IngestConfig fast = lateConfig("fast", clickHouse.url(), table, "revoked").group("shared").build();
         try (IngestPipeline first = IngestPipeline.start(slow, broker::newConsumer)) {
             Await.until("the first member's INSERTs held by the proxy", Duration.ofSeconds(30), () -> proxy.delayedPending() > 0);
             try (IngestPipeline second = IngestPipeline.start(fast, broker::newConsumer)) {
+                Await.until("the second member took a partition over and landed a batch", Duration.ofSeconds(120),
+                        () -> second.metrics().get("rows_inserted").longValue() > 0);
+                holdFirst.set(false);
                 Await.until("offsets committed", Duration.ofSeconds(120), () -> committedTotal("shared", "revoked", 2) == n);
-                assertThat(second.metrics().get("rows_inserted").longValue()).isPositive(); // it took a partition over
             }
         }
         awaitLateCopiesExecuted(clickHouse, table);

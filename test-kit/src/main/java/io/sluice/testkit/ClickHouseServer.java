@@ -32,9 +32,12 @@ public final class ClickHouseServer extends ServerHandle implements AutoCloseabl
     private final String url;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
+    private final java.nio.file.Path errorLog;
+
     ClickHouseServer(String url, Process process) {
         super(process, "SLUICE_CLICKHOUSE_URL");
         this.url = url;
+        this.errorLog = process == null ? null : process.dir.resolve("log").resolve("server.err.log");
     }
 
     private static ClickHouseServer replicated;
@@ -52,6 +55,24 @@ public final class ClickHouseServer extends ServerHandle implements AutoCloseabl
             replicated.awaitZooKeeper();
         }
         return replicated;
+    }
+
+    /**
+     * A new private server (not JVM-wide: the caller closes it) configured like {@link #replicated()} but with its
+     * ZooKeeper at {@code 127.0.0.1:zooKeeperPort} — for example a {@link ZooKeeperProxy} in front of the shared
+     * ZooKeeper, to cut its ZooKeeper connection at a chosen request.
+     */
+    public static ClickHouseServer withZooKeeperAt(int zooKeeperPort) {
+        Process p = new Process(zooKeeperPort);
+        p.start();
+        ClickHouseServer server = new ClickHouseServer("http://127.0.0.1:" + p.httpPort, p);
+        server.awaitZooKeeper();
+        return server;
+    }
+
+    /** The server's error log (a private server's; the logger writes warnings and errors). */
+    public java.nio.file.Path errorLog() {
+        return errorLog;
     }
 
     /** Waits (bounded) until this server reaches its ZooKeeper: reads {@code system.zookeeper} at the root. */

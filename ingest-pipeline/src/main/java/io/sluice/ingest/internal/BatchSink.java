@@ -62,6 +62,14 @@ public interface BatchSink<B> extends AutoCloseable {
      */
     void insert(TopicPartition partition, long from, long to, B batch, BooleanSupplier abandoned) throws Exception;
 
+    /**
+     * True when two batches of one partition must not be inserted at the same time (the offset-range idempotent
+     * insert: its batches of a slot share one query id): the engine sends them one after the other.
+     */
+    default boolean onePerPartition() {
+        return false;
+    }
+
     /** True if rows already in the target at or after the committed offset should be skipped on (re)assignment. */
     default boolean skipsLanded() {
         return false;

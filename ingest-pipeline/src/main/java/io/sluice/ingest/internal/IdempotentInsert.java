@@ -19,10 +19,15 @@ import java.util.Map;
  *                                WHERE _sluice_partition = P AND _sluice_offset BETWEEN first AND last)
  * </pre>
  *
- * Every attempt at the same rows carries the same {@code query_id}; ClickHouse refuses a query whose id is already
- * running (code 216, retried), so two copies never evaluate the filter at the same time, and a copy that reaches
- * the server late — after its client timed out and a retry landed the rows — finds them present and adds nothing.
- * A partial landing (a 5xx after some blocks were written) is harmless for the same reason.
+ * <b>Exclusion.</b> The filter and the insert are not one atomic step, so two statements over overlapping rows must
+ * never run at the same time. Every statement over offsets of a {@linkplain #SLOT slot} — a fixed range of
+ * {@value #SLOT} offsets of one partition, the same for every member whatever its {@code batch.rows},
+ * {@code batch.bytes} or {@code linger.ms} — carries the slot's {@code query_id} ({@link #slotQueryId}). A batch
+ * never crosses a slot boundary, so any two batches that overlap, cut by whatever settings, share their id;
+ * ClickHouse refuses a query whose id is already running (code 216, retried), so they never evaluate the filter
+ * at the same time, and a copy that reaches the server late — after its client timed out and a retry landed the
+ * rows, or from a member that was paused past its session — finds them present and adds the rest only. A partial
+ * landing (a 5xx after some blocks were written) is harmless for the same reason.
  *
  * <p>Cost: the filter reads the range's provenance columns from the target (primary-key range when the table is
  * ordered by them). Limitation: in JSON mode the external table has every insertable column of the target, so an
@@ -31,6 +36,24 @@ import java.util.Map;
 public final class IdempotentInsert {
     /** The external table's name in the request. */
     public static final String EXTERNAL = "sluice_batch";
+
+    /**
+     * Offsets per exclusion slot: a constant, never derived from configuration, so that members with different
+     * batch settings (a rolling restart that changes {@code batch.rows} while an old INSERT is still on its way)
+     * map overlapping ranges onto the same query id. 2^20 = ClickHouse's {@code max_insert_block_size}: a batch
+     * (at most 1,000,000 rows) inside one slot is one block, which the server inserts atomically.
+     */
+    public static final long SLOT = 1L << 20;
+
+    /** The query id of every statement over offsets of {@code offset}'s slot of that topic-partition. */
+    public static String slotQueryId(String table, String topic, int partition, long offset) {
+        return "sluice-" + table + "-" + topic + "-" + partition + "-s" + Math.floorDiv(offset, SLOT);
+    }
+
+    /** True if offsets {@code a} and {@code b} lie in the same slot (share the query id). */
+    public static boolean sameSlot(long a, long b) {
+        return Math.floorDiv(a, SLOT) == Math.floorDiv(b, SLOT);
+    }
 
     /** One request: statement, query id, and how the server reads the external data. */
     public record Statement(String sql, String queryId, String format, String structure) {
@@ -72,8 +95,19 @@ public final class IdempotentInsert {
         this.columnList = String.join(", ", cols);
     }
 
+    /**
+     * Test only: {@code -Dsluice.test.breakIdempotentFilter=true} drops the filter of {@link #offsets}, so every
+     * copy of a batch inserts its rows. The fault suite sets it in one test to show that its checker reports the
+     * duplicates this causes ({@code BrokenGuaranteeTest}); nothing else may set it.
+     */
+    static final boolean FILTER_BROKEN_FOR_TESTS = Boolean.getBoolean("sluice.test.breakIdempotentFilter");
+
     /** Rows of journal partition {@code partition} with offsets in [first, last], inserted unless already present. */
     public Statement offsets(int partition, long first, long last, String queryId) {
+        if (FILTER_BROKEN_FOR_TESTS) {
+            return new Statement("INSERT INTO " + table + " (" + columnList + ") SELECT " + columnList + " FROM " + EXTERNAL,
+                    queryId, format, structure);
+        }
         String sql = "INSERT INTO " + table + " (" + columnList + ") SELECT " + columnList + " FROM " + EXTERNAL
                 + " WHERE " + ClickHouseTarget.OFFSET_COLUMN + " NOT IN (SELECT " + ClickHouseTarget.OFFSET_COLUMN
                 + " FROM " + table + " WHERE " + ClickHouseTarget.PARTITION_COLUMN + " = " + partition + " AND "

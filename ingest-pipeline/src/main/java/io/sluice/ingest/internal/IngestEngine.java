@@ -71,6 +71,10 @@ public final class IngestEngine<B> implements AutoCloseable {
         }
     }
 
+    /** A sealed batch waiting for its partition's previous one ({@link BatchSink#onePerPartition}). */
+    private record Queued(InFlight flight, Object batch) {
+    }
+
     private final class PartitionState {
         final TopicPartition partition;
         B open;
@@ -79,6 +83,9 @@ public final class IngestEngine<B> implements AutoCloseable {
         long openedNanos;
         final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
         final ArrayDeque<InFlight> done = new ArrayDeque<>();
+        /** The batch being inserted, and those sealed after it, waiting for it ({@link BatchSink#onePerPartition}). */
+        InFlight sending;
+        final ArrayDeque<Queued> queued = new ArrayDeque<>();
         Set<Long> landed = Set.of();
         /** Rows and bytes of the last batch sealed: the size of the next one's buffer. */
         int lastRows;
@@ -183,6 +190,11 @@ public final class IngestEngine<B> implements AutoCloseable {
         for (InFlight f : ps.inFlight) {
             f.abandoned = true;
         }
+        for (Queued q : ps.queued) {
+            completions.add(q.flight()); // never sent: completes at once, so the in-flight counts come back
+        }
+        ps.queued.clear();
+        ps.sending = null;
         ps.inFlight.clear();
         ps.done.clear();
         ps.open = null;
@@ -320,7 +332,10 @@ public final class IngestEngine<B> implements AutoCloseable {
         return true;
     }
 
-    /** Full at batch.rows offsets, batch.bytes, or an offset that is a multiple of batch.rows (aligned ranges). */
+    /**
+     * Full at batch.rows offsets, batch.bytes, an offset that is a multiple of batch.rows (aligned ranges), or the end
+     * of a fixed exclusion slot ({@link IdempotentInsert#SLOT}: a batch never crosses one, whatever the settings).
+     */
     private boolean isFull(PartitionState ps) {
         return isFull(ps.openFrom, ps.openTo, sink.bytes(ps.open), config.batchRows(), config.batchBytes());
     }
@@ -328,7 +343,7 @@ public final class IngestEngine<B> implements AutoCloseable {
     /** The batching rule: a batch [from, to) holding {@code bytes} is full (see the class comment). */
     static boolean isFull(long from, long to, long bytes, int batchRows, int batchBytes) {
         long n = to - from;
-        return n > 0 && (n >= batchRows || bytes >= batchBytes || to % batchRows == 0);
+        return n > 0 && (n >= batchRows || bytes >= batchBytes || to % batchRows == 0 || to % IdempotentInsert.SLOT == 0);
     }
 
     /** Hands the open batch to an insert thread; false when max.in.flight batches of its shard are already in flight. */
@@ -348,8 +363,29 @@ public final class IngestEngine<B> implements AutoCloseable {
         ps.inFlight.add(f);
         inFlightCount++;
         shardInFlight[shard]++;
-        insertThreads.execute(() -> insert(f, batch));
+        if (sink.onePerPartition() && ps.sending != null) {
+            ps.queued.add(new Queued(f, batch));
+        } else {
+            ps.sending = f;
+            insertThreads.execute(() -> insert(f, batch));
+        }
         return true;
+    }
+
+    /**
+     * A sink whose batches of one partition must not run at the same time ({@link BatchSink#onePerPartition}: the
+     * idempotent insert, one query id per slot) gets them one after the other: a batch sealed meanwhile waits in
+     * {@code queued} (it counts as in flight, so max.in.flight still bounds them) and is sent when the previous one
+     * completes — records are not refused and re-read, which would wait for the consumer's fetches.
+     */
+    @SuppressWarnings("unchecked")
+    private void sendNext(PartitionState ps) {
+        Queued q = ps.queued.poll();
+        ps.sending = q == null ? null : q.flight();
+        if (q != null) {
+            B batch = (B) q.batch();
+            insertThreads.execute(() -> insert(q.flight(), batch));
+        }
     }
 
     private void insert(InFlight f, B batch) {
@@ -439,6 +475,9 @@ public final class IngestEngine<B> implements AutoCloseable {
             PartitionState ps = partitions.get(f.partition);
             if (ps == null || !ps.inFlight.contains(f)) {
                 continue;
+            }
+            if (ps.sending == f) {
+                sendNext(ps);
             }
             ps.done.add(f);
             touched.add(ps);

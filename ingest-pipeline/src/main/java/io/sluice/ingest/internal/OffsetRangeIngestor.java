@@ -4,6 +4,7 @@ import io.sluice.core.ConsumerRecord;
 import io.sluice.core.TopicPartition;
 import io.sluice.ingest.Guarantee;
 import io.sluice.ingest.IngestConfig;
+import io.sluice.ingest.IngestException;
 import io.sluice.ingest.IngestMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,7 +19,8 @@ import java.util.function.Function;
 /**
  * Strategy offset-range: what {@link IngestEngine} does with a batch read from a Sluice (or Kafka) topic. A batch
  * is an offset range of one partition (the engine cuts them at multiples of {@code batch.rows}, so a full batch is
- * the same range after a restart, and every batch lies inside one aligned <i>slot</i> [k·rows, (k+1)·rows)); every
+ * the same range after a restart, and at the boundaries of the fixed exclusion slots of {@link IdempotentInsert#SLOT}
+ * offsets, the same whatever the settings); every
  * attempt at a batch sends the same rows in the same order, as one INSERT into the partition's shard.
  *
  * <p><b>Guarantee</b> ({@link Guarantee}, chosen at start from what the server and the table offer, logged, and
@@ -26,7 +28,7 @@ import java.util.function.Function;
  * batch that failed makes it start again from the committed offsets instead of committing past it. Duplicates:
  * <ul>
  *   <li>offset columns, any server: {@link Guarantee#EXACTLY_ONCE_IDEMPOTENT_INSERT} ({@link IdempotentInsert},
- *       query id {@code sluice-<table>-<partition>-<slot>});</li>
+ *       query id {@code sluice-<table>-<topic>-<partition>-s<slot>}, a partition's batches one at a time);</li>
  *   <li>offset columns, {@code Replicated*MergeTree}: {@link Guarantee#EXACTLY_ONCE_REPLICATED_DEDUP};</li>
  *   <li>offset columns, {@code insert_deduplication_token} and a deduplicating table:
  *       {@link Guarantee#EXACTLY_ONCE_DEDUP_TOKEN};</li>
@@ -44,6 +46,9 @@ public final class OffsetRangeIngestor implements BatchSink<RowBatch<Long>> {
     private volatile Guarantee guarantee;
     private BatchInserter inserter;
     private IdempotentInsert idempotent;
+    /** Replicated table ({@link Guarantee#EXACTLY_ONCE_REPLICATED_DEDUP}): what really landed, else null. */
+    private volatile ReplicatedLanding replicated;
+    private static final int UNKNOWN_STATUS_OF_INSERT = 319;
     /** One server, or the shards of a cluster target (clickhouse.shards); set with ctx. */
     private volatile Shards shards;
     private final int shardCount;
@@ -73,6 +78,7 @@ public final class OffsetRangeIngestor implements BatchSink<RowBatch<Long>> {
         this.shards = Shards.open(c, inserter);
         this.idempotent = g == Guarantee.EXACTLY_ONCE_IDEMPOTENT_INSERT
                 ? new IdempotentInsert(c.target, config.rowEncoder(), RowFormat.Provenance.OFFSETS) : null;
+        this.replicated = g == Guarantee.EXACTLY_ONCE_REPLICATED_DEDUP ? new ReplicatedLanding(config.database(), config.tableName()) : null;
         this.guarantee = g;
         this.ctx = c;
         switch (g) {
@@ -110,16 +116,51 @@ public final class OffsetRangeIngestor implements BatchSink<RowBatch<Long>> {
                 ? Map.of("insert_deduplication_token", config.table() + "/" + source(f.partition, f.from) + "-" + f.to) : Map.of();
         Function<RowBatch<Long>, IdempotentInsert.Statement> statement = idempotent == null ? null
                 : b -> idempotent.offsets(f.partition.partition(), b.tag(0), b.tag(b.rows() - 1), queryId(f));
-        shards.of(f.partition).inserter().insert(batch, null, offset -> source(f.partition, offset), settings, statement,
-                () -> abandoned.getAsBoolean() || ctx.givingUp());
+        BooleanSupplier abandon = () -> abandoned.getAsBoolean() || ctx.givingUp();
+        BatchInserter.RetryHook<Long> beforeRetry = replicated == null ? null : (b, failure) -> resolve(f, b, failure, abandon);
+        shards.of(f.partition).inserter().insert(batch, beforeRetry, offset -> source(f.partition, offset), settings, statement,
+                abandon);
+    }
+
+    /** With the idempotent insert a partition's batches of a slot share a query id: the engine sends them in turn. */
+    @Override
+    public boolean onePerPartition() {
+        return idempotent != null;
     }
 
     /**
-     * One id per aligned offset slot: every batch lies inside one slot, so two overlapping batches (a retry, a late
-     * copy, a zombie member's batch) share the id and the server never runs them at the same time.
+     * Replicated table, before a retry: an INSERT whose outcome is unknown (319 after ZooKeeper went away, a timeout,
+     * a cut connection) is first resolved on every replica of the shard ({@link ReplicatedLanding}): landed in
+     * registered parts → nothing to retry; absent → the identical block again; partly (a range cut differently before
+     * a restart) → only the rows not registered.
+     */
+    private RowBatch<Long> resolve(InFlight f, RowBatch<Long> batch, IngestException failure, BooleanSupplier abandon) {
+        if (batch.isEmpty() || !(failure.isOutcomeUnknown() || failure.serverCode() == UNKNOWN_STATUS_OF_INSERT)) {
+            return batch;
+        }
+        Shards.Shard shard = shards.of(f.partition);
+        int p = f.partition.partition();
+        long first = batch.tag(0);
+        long last = batch.tag(batch.rows() - 1);
+        Backoff backoff = new Backoff(config.retryInitialMs(), config.retryMaxMs());
+        return switch (replicated.afterUnknownStatus(shard, p, first, last, batch.rows(), abandon, backoff,
+                failure.serverCode() > 0 ? "code " + failure.serverCode() : "no answer")) {
+            case LANDED -> batch.select(0, batch.rows(), o -> false); // nothing left to send
+            case ABSENT -> batch;
+            case PARTLY -> {
+                Set<Long> there = replicated.registeredOffsets(shard, p, first, last);
+                yield batch.select(0, batch.rows(), o -> !there.contains(o));
+            }
+        };
+    }
+
+    /**
+     * One id per fixed offset slot ({@link IdempotentInsert#SLOT}, independent of every setting): every batch lies
+     * inside one slot, so two overlapping batches (a retry, a late copy, a zombie member's batch cut by other
+     * settings) share the id and the server never runs them at the same time.
      */
     private String queryId(InFlight f) {
-        return "sluice-" + config.table() + "-" + f.partition.topic() + "-" + f.partition.partition() + "-" + (f.from / config.batchRows());
+        return IdempotentInsert.slotQueryId(config.table(), f.partition.topic(), f.partition.partition(), f.from);
     }
 
     private static String source(TopicPartition tp, long offset) {
@@ -134,6 +175,10 @@ public final class OffsetRangeIngestor implements BatchSink<RowBatch<Long>> {
     /** Asks every replica of the partition's shard that answers (a row may not have reached every replica yet). */
     @Override
     public Set<Long> landed(TopicPartition tp, long from, long toInclusive) {
+        if (replicated != null) {
+            // a part a 319 left behind unregistered is visible but goes away: only registered parts count
+            return replicated.registeredOffsets(shards.of(tp), tp.partition(), from, toInclusive);
+        }
         Set<String> lines = shards.of(tp).queryAllReplicas("SELECT " + ClickHouseTarget.OFFSET_COLUMN + " FROM " + config.table() + " WHERE "
                 + ClickHouseTarget.PARTITION_COLUMN + " = " + tp.partition() + " AND " + ClickHouseTarget.OFFSET_COLUMN
                 + " BETWEEN " + from + " AND " + toInclusive + " FORMAT TabSeparated");
