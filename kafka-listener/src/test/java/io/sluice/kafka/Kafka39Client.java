@@ -18,8 +18,9 @@ import java.util.Set;
 /**
  * The main {@link KafkaClients39Test} runs in a child JVM whose class path is kafka-clients 3.9 (and its own runtime
  * dependencies) plus this module's test classes: only kafka-clients API common to 3.9 and 4.x is used here.
- * A {@code KafkaProducer} with default settings (idempotent, acks=all since 3.0) sends {@code records} values, then a
- * {@code KafkaConsumer} in group {@code group} (subscribe, manual commits) reads them. Prints, one per line:
+ * A {@code KafkaProducer} with default settings (idempotent, acks=all since 3.0) sends {@code records} values, a
+ * second one with {@code compression.type=zstd} another {@code records}, then a {@code KafkaConsumer} in group
+ * {@code group} (subscribe, manual commits) reads them all. Prints, one per line:
  * {@code version V}, {@code acked VALUE PARTITION OFFSET}, {@code consumed VALUE PARTITION OFFSET}, {@code done}.
  *
  * <p>Arguments: bootstrap topic records group.
@@ -35,25 +36,9 @@ public final class Kafka39Client {
         String group = args[3];
         System.out.println("version " + AppInfoParser.getVersion());
 
-        Properties producerProps = new Properties();
-        producerProps.put("bootstrap.servers", bootstrap);
         List<String> acked = new ArrayList<>();
-        try (KafkaProducer<String, String> producer =
-                     new KafkaProducer<>(producerProps, new StringSerializer(), new StringSerializer())) {
-            for (int i = 0; i < records; i++) {
-                String value = "v39-" + i;
-                producer.send(new ProducerRecord<>(topic, Integer.toString(i), value), (metadata, error) -> {
-                    synchronized (acked) {
-                        acked.add(error != null ? "failed " + value + " " + error
-                                : "acked " + value + " " + metadata.partition() + " " + metadata.offset());
-                    }
-                });
-            }
-            producer.flush();
-        }
-        synchronized (acked) {
-            acked.forEach(System.out::println);
-        }
+        produce(bootstrap, topic, records, null, "v39-", acked);
+        produce(bootstrap, topic, records, "zstd", "v39z-", acked);
 
         Properties consumerProps = new Properties();
         consumerProps.put("bootstrap.servers", bootstrap);
@@ -65,7 +50,7 @@ public final class Kafka39Client {
         try (KafkaConsumer<String, String> consumer =
                      new KafkaConsumer<>(consumerProps, new StringDeserializer(), new StringDeserializer())) {
             consumer.subscribe(List.of(topic));
-            while (seen.size() < records && System.nanoTime() < deadline) {
+            while (seen.size() < 2 * records && System.nanoTime() < deadline) {
                 for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
                     seen.add(r.value());
                     System.out.println("consumed " + r.value() + " " + r.partition() + " " + r.offset());
@@ -74,5 +59,33 @@ public final class Kafka39Client {
             }
         }
         System.out.println("done");
+    }
+
+    /** A producer with default settings (plus {@code compression.type} if given) sends values prefix0..prefixN-1. */
+    private static void produce(String bootstrap, String topic, int records, String compression, String prefix,
+                                List<String> acked) {
+        Properties producerProps = new Properties();
+        producerProps.put("bootstrap.servers", bootstrap);
+        if (compression != null) {
+            producerProps.put("compression.type", compression);
+        }
+        List<String> lines = new ArrayList<>();
+        try (KafkaProducer<String, String> producer =
+                     new KafkaProducer<>(producerProps, new StringSerializer(), new StringSerializer())) {
+            for (int i = 0; i < records; i++) {
+                String value = prefix + i;
+                producer.send(new ProducerRecord<>(topic, Integer.toString(i), value), (metadata, error) -> {
+                    synchronized (lines) {
+                        lines.add(error != null ? "failed " + value + " " + error
+                                : "acked " + value + " " + metadata.partition() + " " + metadata.offset());
+                    }
+                });
+            }
+            producer.flush();
+        }
+        synchronized (lines) {
+            lines.forEach(System.out::println);
+            acked.addAll(lines);
+        }
     }
 }

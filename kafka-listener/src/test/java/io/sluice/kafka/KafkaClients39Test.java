@@ -26,7 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * kafka-clients 3.9 (the last 3.x line, still in wide use) against the listener, in a child JVM whose class path
  * holds only that client and its runtime dependencies (copied to target/kafka-clients-3.9 by the build) and this
- * module's test classes: a default producer (idempotent, acks=all) and a group consumer with manual commits.
+ * module's test classes: a default producer (idempotent, acks=all), one with zstd compression, and a group
+ * consumer with manual commits.
  */
 class KafkaClients39Test {
     private static final int RECORDS = 2000;
@@ -35,7 +36,7 @@ class KafkaClients39Test {
     Path dir;
 
     @Test
-    void aDefaultProducerAndAGroupConsumerOfKafkaClients39SeeEveryRecordOnce() throws Exception {
+    void defaultAndZstdProducersAndAGroupConsumerOfKafkaClients39SeeEveryRecordOnce() throws Exception {
         try (KafkaListenerFixture kafka = KafkaListenerFixture.start(dir)) {
             kafka.broker.createTopic(TopicConfig.of("old-client", 3));
             Path log = dir.resolve("client-3.9.log");
@@ -56,9 +57,9 @@ class KafkaClients39Test {
                     default -> { }
                 }
             }
-            assertThat(acked).hasSize(RECORDS);
+            assertThat(acked).hasSize(2 * RECORDS);
             for (int i = 0; i < RECORDS; i++) {
-                assertThat(acked).containsKey("v39-" + i);
+                assertThat(acked).containsKey("v39-" + i).containsKey("v39z-" + i);
             }
             assertThat(consumed).isEqualTo(acked);
 
@@ -69,7 +70,7 @@ class KafkaClients39Test {
                 ends.put(p, end);
                 stored += end;
             }
-            assertThat(stored).as("records stored").isEqualTo(RECORDS);
+            assertThat(stored).as("records stored").isEqualTo(2 * RECORDS);
             try (Admin admin = Admin.create(kafka.clientProperties())) {
                 Map<org.apache.kafka.common.TopicPartition, OffsetAndMetadata> committed =
                         admin.listConsumerGroupOffsets("group-39").partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
