@@ -39,8 +39,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * again from the committed offsets instead of committing past it.
  *
  * <p><b>Batches</b> are offset ranges of one partition, cut at multiples of {@code batch.rows} (so a full batch is
- * the same range after a restart, and every batch lies inside one aligned <i>slot</i> [k·rows, (k+1)·rows)) or
- * earlier by {@code batch.bytes} / {@code linger.ms}, and never across a gap in the offsets.
+ * the same range after a restart) and of the fixed exclusion slot {@link IdempotentInsert#SLOT} (the same whatever
+ * the settings), or earlier by {@code batch.bytes} / {@code linger.ms}, and never across a gap in the offsets. A
+ * sink whose batches of one partition must not overlap in time ({@link BatchSink#onePerPartition}) gets them one
+ * after the other; the others get up to {@code max.in.flight} per shard at once.
  *
  * <p><b>Back-pressure.</b> At {@code max.in.flight} batches in flight with every open batch full, the poller
  * stops polling and waits for an insert to finish (polling at least every quarter session timeout to keep its
