@@ -31,7 +31,10 @@ import java.util.function.BooleanSupplier;
  * naming the part and the remedy every 20 looks) until the replica dropped it, then decide again: no row is ever
  * visible twice and none is lost, at the cost of the partition waiting. Nothing registered and nothing unregistered: retry the identical block (a late copy
  * of it, still on its way, is then deduplicated by its block id). A replica that is read-only (ZooKeeper still
- * away) or unreachable makes it wait too, since its answer is needed.
+ * away) makes it wait too, since its answer is needed. A replica that refuses the connection (killed, stopped) is
+ * left out while at least one other answers: it serves no query, so nothing it holds is visible; a part it
+ * registered reaches the others by replication and a retried identical block is deduplicated by its block id; a part
+ * it never registered is dropped when it starts again. So a replica's SIGKILL does not stall its shard.
  *
  * <p>Thread-safety: stateless apart from the configuration; called from insert threads and the poller.
  */
@@ -111,6 +114,7 @@ final class ReplicatedLanding {
 
     private Result look(Shards.Shard shard, int partition, long first, long last) {
         Set<Long> registered = new HashSet<>();
+        int unreachable = 0;
         for (ClickHouseHttp replica : shard.replicas()) {
             try {
                 String info = replica.query("SELECT zookeeper_path, replica_name, is_readonly FROM system.replicas WHERE database = '"
@@ -147,9 +151,21 @@ final class ReplicatedLanding {
                     }
                     registered.addAll(e.getValue());
                 }
-            } catch (IngestException | IllegalArgumentException | ArrayIndexOutOfBoundsException e) {
+            } catch (IngestException e) {
+                if (e.serverCode() <= 0 && !(e.getCause() instanceof java.net.http.HttpTimeoutException)) {
+                    // refused (killed, stopped; a paused replica times out instead and is waited for): it serves no query, so nothing it holds is visible now;
+                    // a part it registered is fetched by the others and a retried identical block is deduplicated by
+                    // its block id in ZooKeeper; a part it never registered is dropped when it starts again
+                    unreachable++;
+                    continue;
+                }
+                return new Result(false, "replica " + replica.url() + " did not answer: " + e.getMessage(), Set.of());
+            } catch (IllegalArgumentException | ArrayIndexOutOfBoundsException e) {
                 return new Result(false, "replica " + replica.url() + " did not answer: " + e.getMessage(), Set.of());
             }
+        }
+        if (unreachable == shard.replicas().size()) {
+            return new Result(false, "no replica of the shard answers", Set.of());
         }
         return new Result(true, "", registered);
     }
