@@ -154,8 +154,8 @@ public final class EventBusScenario implements Scenario {
                     : "Sustained load, " + String.format("%,d", sustainedCount) + " events at 10,000/s")
                     + " — " + c.partitions + " partition" + (c.partitions == 1 ? "" : "s") + " / " + c.partitions + " consumer"
                     + (c.partitions == 1 ? "" : "s")
-                    + (c.partitions == 1 ? "" : " (Sluice: one subscriber per topic, served by the broker's 2 shared subscriber "
-                    + "threads; raw ring and reference: " + c.partitions + " consumer threads)");
+                    + (c.partitions == 1 ? "" : " (Sluice: one subscriber per topic, its " + c.partitions + " partitions on the "
+                    + "broker's " + SUBSCRIBER_THREADS + " subscriber threads; raw ring and reference: " + c.partitions + " consumer threads)");
             double[] ref = burst ? (c.partitions == 1 ? REF_BURST_1 : REF_BURST_4) : (c.partitions == 1 ? REF_SUSTAINED_1 : REF_SUSTAINED_4);
             Table.Builder t = Table.builder(title, baseline);
             String missing = c.sluice == null ? "Sluice: " + unavailable : null;
