@@ -1,29 +1,12 @@
 package io.sluice.kafka;
 
-import io.netty.bootstrap.ServerBootstrap;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandler;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.ChannelPipeline;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.group.ChannelGroup;
-import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.timeout.IdleStateHandler;
-import io.netty.util.concurrent.GlobalEventExecutor;
 import io.sluice.core.Broker;
 import io.sluice.core.SluiceException;
 import io.sluice.kafka.internal.KafkaApis;
 import io.sluice.kafka.internal.KafkaConnection;
 import io.sluice.kafka.internal.KafkaCounters;
 import io.sluice.kafka.internal.ListenerContext;
-import io.sluice.net.internal.Transport;
-import io.sluice.net.protocol.FrameDecoder;
-import io.sluice.net.server.BrokerServerConfig;
+import io.sluice.net.server.pipeline.FramedListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,62 +40,32 @@ public final class KafkaListener implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaListener.class);
 
     private final KafkaListenerConfig config;
-    private final EventLoopGroup bossGroup;
-    private final EventLoopGroup ioGroup;
     private final ExecutorService admin;
-    private final ChannelGroup channels = new DefaultChannelGroup("sluice-kafka-connections", GlobalEventExecutor.INSTANCE, true);
     private final KafkaCounters counters = new KafkaCounters();
     private final ListenerContext context;
-    private final Channel serverChannel;
+    private final FramedListener listener;
     private boolean closed;
 
     private KafkaListener(Broker broker, KafkaListenerConfig config) {
         this.config = config;
-        BrokerServerConfig server = config.server();
-        Transport transport = Transport.select(server.preferNativeTransport());
         this.admin = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "sluice-kafka-admin");
             t.setDaemon(true);
             return t;
         });
-        this.context = new ListenerContext(broker, config, counters, channels, admin, advertisedHost(config));
+        this.context = new ListenerContext(broker, config, counters, admin, advertisedHost(config));
         context.apis(KafkaApis.standard(context));
-        this.bossGroup = transport.newGroup(1, "sluice-kafka-accept");
-        this.ioGroup = transport.newGroup(server.ioThreads(), "sluice-kafka-io");
-        ConnectionBound bound = new ConnectionBound();
-        ServerBootstrap bootstrap = new ServerBootstrap()
-                .group(bossGroup, ioGroup)
-                .channel(transport.serverChannel())
-                .option(ChannelOption.SO_BACKLOG, 1024)
-                .option(ChannelOption.SO_REUSEADDR, true)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 << 10, 1 << 20))
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        ChannelPipeline p = ch.pipeline();
-                        p.addLast("limit", bound);
-                        if (server.sslContext() != null) {
-                            p.addLast("tls", server.sslContext().newHandler(ch.alloc()));
-                        }
-                        if (server.idleTimeoutMillis() > 0) {
-                            p.addLast("idle", new IdleStateHandler(0, 0, server.idleTimeoutMillis(), TimeUnit.MILLISECONDS));
-                        }
-                        // Kafka's framing is the binary port's: an int32 length, then the request (8-byte fixed header)
-                        p.addLast("frames", FrameDecoder.forRequests(server.maxFrameSize()));
-                        p.addLast("requests", new KafkaConnection(context));
-                    }
-                });
         try {
-            this.serverChannel = bootstrap.bind(server.bindAddress(), config.port()).syncUninterruptibly().channel();
+            // Kafka's framing is the binary port's: an int32 length, then the request (8-byte fixed header)
+            this.listener = FramedListener.bind("kafka", "Kafka connection", config.server(), config.port(), counters,
+                    () -> new KafkaConnection(context));
         } catch (RuntimeException e) {
-            shutdownThreads();
-            throw new SluiceException(SluiceException.Code.INVALID_CONFIG,
-                    "cannot listen for Kafka clients on " + server.bindAddress() + ":" + config.port() + ": " + e.getMessage(), e);
+            shutdownAdmin();
+            throw e;
         }
         context.advertisedPort(port());
         LOG.info("Kafka listener on {} ({} transport), advertised as {}:{}, cluster id {}, node {}",
-                serverChannel.localAddress(), transport, context.advertisedHost(), context.advertisedPort(),
+                listener.localAddress(), listener.transport(), context.advertisedHost(), context.advertisedPort(),
                 context.clusterId(), context.nodeId());
     }
 
@@ -126,7 +79,7 @@ public final class KafkaListener implements AutoCloseable {
     }
 
     public InetSocketAddress localAddress() {
-        return (InetSocketAddress) serverChannel.localAddress();
+        return listener.localAddress();
     }
 
     /** The bound port (useful with port 0). */
@@ -172,33 +125,12 @@ public final class KafkaListener implements AutoCloseable {
             return;
         }
         closed = true;
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.server().shutdownTimeoutMillis());
-        serverChannel.close().syncUninterruptibly();
-        for (Channel ch : channels) {
-            KafkaConnection connection = ch.pipeline().get(KafkaConnection.class);
-            if (connection != null) {
-                ch.eventLoop().execute(connection::beginDrain);
-            }
-        }
-        while (!channels.isEmpty() && System.nanoTime() < deadline) {
-            channels.newCloseFuture().awaitUninterruptibly(10, TimeUnit.MILLISECONDS);
-        }
-        if (!channels.isEmpty()) {
-            LOG.warn("closing {} Kafka connections that did not finish within shutdown.timeout.ms={}", channels.size(),
-                    config.server().shutdownTimeoutMillis());
-            channels.close().awaitUninterruptibly();
-        }
-        shutdownThreads();
+        listener.close();
+        shutdownAdmin();
         LOG.info("Kafka listener stopped");
     }
 
-    private void shutdownThreads() {
-        if (bossGroup != null) {
-            bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-        }
-        if (ioGroup != null) {
-            ioGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-        }
+    private void shutdownAdmin() {
         admin.shutdown();
         try {
             if (!admin.awaitTermination(5, TimeUnit.SECONDS)) {
@@ -224,32 +156,5 @@ public final class KafkaListener implements AutoCloseable {
             }
         }
         return bind;
-    }
-
-    /** Enforces {@code max.connections} on the Kafka port: a connection over the bound is closed at once, logged. */
-    @ChannelHandler.Sharable
-    private final class ConnectionBound extends ChannelInboundHandlerAdapter {
-        @Override
-        public void channelActive(ChannelHandlerContext ctx) throws Exception {
-            int open = counters.activeConnections.incrementAndGet();
-            if (open > config.server().maxConnections()) {
-                counters.activeConnections.decrementAndGet();
-                counters.refusedConnections.increment();
-                LOG.warn("refusing Kafka connection from {}: max.connections={} reached", ctx.channel().remoteAddress(),
-                        config.server().maxConnections());
-                ctx.pipeline().remove(this);
-                ctx.close();
-                return;
-            }
-            counters.acceptedConnections.increment();
-            channels.add(ctx.channel());
-            super.channelActive(ctx);
-        }
-
-        @Override
-        public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-            counters.activeConnections.decrementAndGet();
-            super.channelInactive(ctx);
-        }
     }
 }

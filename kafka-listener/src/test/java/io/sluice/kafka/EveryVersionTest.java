@@ -65,7 +65,7 @@ class EveryVersionTest {
     /** The listener's table, built the way the listener builds it (the handlers are not called). */
     private static io.sluice.kafka.internal.ListenerContext contextOf(KafkaListenerFixture kafka) {
         return new io.sluice.kafka.internal.ListenerContext(kafka.broker, kafka.listener.config(),
-                new io.sluice.kafka.internal.KafkaCounters(), null, Runnable::run, "127.0.0.1");
+                new io.sluice.kafka.internal.KafkaCounters(), Runnable::run, "127.0.0.1");
     }
 
     private static final java.util.Set<ApiKeys> GROUP_APIS = java.util.EnumSet.of(ApiKeys.FIND_COORDINATOR,

@@ -1,25 +1,10 @@
 package io.sluice.net.server;
 
-import io.netty.bootstrap.ServerBootstrap;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.ChannelPipeline;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.group.ChannelGroup;
-import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.timeout.IdleStateHandler;
-import io.netty.util.concurrent.GlobalEventExecutor;
 import io.sluice.core.Broker;
-import io.sluice.core.SluiceException;
-import io.sluice.net.internal.Transport;
-import io.sluice.net.protocol.FrameDecoder;
-import io.sluice.net.server.internal.ConnectionLimiter;
 import io.sluice.net.server.internal.RequestHandler;
 import io.sluice.net.server.internal.ServerContext;
 import io.sluice.net.server.internal.ServerCounters;
+import io.sluice.net.server.pipeline.FramedListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,20 +35,15 @@ public final class BrokerServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(BrokerServer.class);
 
     private final BrokerServerConfig config;
-    private final Transport transport;
-    private final EventLoopGroup bossGroup;
-    private final EventLoopGroup ioGroup;
     private final ExecutorService admin;
     private final ExecutorService groups;
-    private final ChannelGroup channels = new DefaultChannelGroup("sluice-broker-connections", GlobalEventExecutor.INSTANCE, true);
     private final ServerCounters counters = new ServerCounters();
     private final ServerContext context;
-    private final Channel serverChannel;
+    private final FramedListener listener;
     private boolean closed;
 
     private BrokerServer(Broker broker, BrokerServerConfig config) {
         this.config = config;
-        this.transport = Transport.select(config.preferNativeTransport());
         this.admin = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "sluice-broker-admin");
             t.setDaemon(true);
@@ -74,45 +54,20 @@ public final class BrokerServer implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        this.context = new ServerContext(broker, config, counters, channels, admin, groups);
-        this.bossGroup = transport.newGroup(1, "sluice-broker-accept");
-        this.ioGroup = transport.newGroup(config.ioThreads(), "sluice-broker-io");
-        ConnectionLimiter limiter = new ConnectionLimiter(context);
-        ServerBootstrap bootstrap = new ServerBootstrap()
-                .group(bossGroup, ioGroup)
-                .channel(transport.serverChannel())
-                .option(ChannelOption.SO_BACKLOG, 1024)
-                .option(ChannelOption.SO_REUSEADDR, true)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 << 10, 1 << 20))
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        ChannelPipeline p = ch.pipeline();
-                        p.addLast("limit", limiter);
-                        if (config.sslContext() != null) {
-                            p.addLast("tls", config.sslContext().newHandler(ch.alloc()));
-                        }
-                        if (config.idleTimeoutMillis() > 0) {
-                            p.addLast("idle", new IdleStateHandler(0, 0, config.idleTimeoutMillis(), TimeUnit.MILLISECONDS));
-                        }
-                        p.addLast("frames", FrameDecoder.forRequests(config.maxFrameSize()));
-                        p.addLast("requests", new RequestHandler(context));
-                    }
-                });
+        this.context = new ServerContext(broker, config, counters, admin, groups);
         try {
-            this.serverChannel = bootstrap.bind(config.bindAddress(), config.port()).syncUninterruptibly().channel();
+            this.listener = FramedListener.bind("broker", "connection", config, config.port(), counters,
+                    () -> new RequestHandler(context));
         } catch (RuntimeException e) {
-            shutdownThreads();
+            shutdownExecutors();
             context.close();
-            throw new SluiceException(SluiceException.Code.INVALID_CONFIG,
-                    "cannot listen on " + config.bindAddress() + ":" + config.port() + ": " + e.getMessage(), e);
+            throw e;
         }
         if (!isLoopback(config.bindAddress()) && config.authToken() == null) {
             LOG.warn("listening on {} without authentication: any host that reaches this port can produce and consume",
                     config.bindAddress());
         }
-        LOG.info("broker listening on {} ({} transport, {})", serverChannel.localAddress(), transport, config);
+        LOG.info("broker listening on {} ({} transport, {})", listener.localAddress(), listener.transport(), config);
     }
 
     /** Binds and starts serving; fails with {@link SluiceException} if the address cannot be bound. */
@@ -125,7 +80,7 @@ public final class BrokerServer implements AutoCloseable {
     }
 
     public InetSocketAddress localAddress() {
-        return (InetSocketAddress) serverChannel.localAddress();
+        return listener.localAddress();
     }
 
     /** The bound port (useful with port 0). */
@@ -135,7 +90,7 @@ public final class BrokerServer implements AutoCloseable {
 
     /** The transport in use: EPOLL or NIO. */
     public String transport() {
-        return transport.name();
+        return listener.transport();
     }
 
     public ServerStats stats() {
@@ -174,30 +129,13 @@ public final class BrokerServer implements AutoCloseable {
             return;
         }
         closed = true;
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.shutdownTimeoutMillis());
-        serverChannel.close().syncUninterruptibly();
-        for (Channel ch : channels) {
-            RequestHandler handler = ch.pipeline().get(RequestHandler.class);
-            if (handler != null) {
-                ch.eventLoop().execute(handler::beginDrain);
-            }
-        }
-        while (!channels.isEmpty() && System.nanoTime() < deadline) {
-            channels.newCloseFuture().awaitUninterruptibly(10, TimeUnit.MILLISECONDS);
-        }
-        if (!channels.isEmpty()) {
-            LOG.warn("closing {} connections that did not finish within shutdownTimeoutMillis={}", channels.size(),
-                    config.shutdownTimeoutMillis());
-            channels.close().awaitUninterruptibly();
-        }
-        shutdownThreads();
+        listener.close();
+        shutdownExecutors();
         context.close();
         LOG.info("broker server stopped: {}", counters.snapshot());
     }
 
-    private void shutdownThreads() {
-        bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-        ioGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    private void shutdownExecutors() {
         admin.shutdown();
         groups.shutdown();
         try {

@@ -3,8 +3,6 @@ package io.sluice.net.server;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.util.concurrent.GlobalEventExecutor;
 import io.sluice.core.Acks;
 import io.sluice.core.Broker;
 import io.sluice.core.BrokerConfig;
@@ -61,8 +59,7 @@ class RequestHandlerTest {
     }
 
     private EmbeddedChannel channel(BrokerServerConfig config) {
-        ServerContext context = new ServerContext(broker, config, new ServerCounters(),
-                new DefaultChannelGroup(GlobalEventExecutor.INSTANCE), Runnable::run);
+        ServerContext context = new ServerContext(broker, config, new ServerCounters(), Runnable::run);
         return new EmbeddedChannel(FrameDecoder.forRequests(config.maxFrameSize()), new RequestHandler(context));
     }
 
@@ -72,7 +69,7 @@ class RequestHandlerTest {
     }
 
     private ServerContext context(Broker broker, BrokerServerConfig config, ServerCounters counters) {
-        return new ServerContext(broker, config, counters, new DefaultChannelGroup(GlobalEventExecutor.INSTANCE), Runnable::run);
+        return new ServerContext(broker, config, counters, Runnable::run);
     }
 
     private EmbeddedChannel channel() {
@@ -147,8 +144,8 @@ class RequestHandlerTest {
         // the admin thread is stuck (a slow topic creation); group calls run on their own thread
         java.util.ArrayDeque<Runnable> stuckAdmin = new java.util.ArrayDeque<>();
         BrokerServerConfig config = BrokerServerConfig.builder().maxFrameSize(4096).build();
-        ServerContext context = new ServerContext(broker, config, new ServerCounters(),
-                new DefaultChannelGroup(GlobalEventExecutor.INSTANCE), stuckAdmin::add, Runnable::run);
+        ServerContext context = new ServerContext(broker, config, new ServerCounters(), stuckAdmin::add,
+                Runnable::run);
         EmbeddedChannel admin = new EmbeddedChannel(FrameDecoder.forRequests(4096), new RequestHandler(context));
         EmbeddedChannel member = new EmbeddedChannel(FrameDecoder.forRequests(4096), new RequestHandler(context));
         admin.writeInbound(request(ApiKey.CREATE_TOPIC, 1, new CreateTopic.Request(TopicConfig.of("slow", 1), false)::encode));

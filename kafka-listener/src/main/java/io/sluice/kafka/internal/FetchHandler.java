@@ -76,7 +76,7 @@ final class FetchHandler implements ApiHandler {
             if (ended(built)) {
                 request.eventLoop().execute(this);
             }
-            request.connection().waitingFetches.add(drain);
+            request.connection().waitingFetches().add(drain);
             timer = request.eventLoop().schedule(this, Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
         }
 
@@ -109,7 +109,7 @@ final class FetchHandler implements ApiHandler {
                 timer.cancel(false);
                 timer = null;
             }
-            request.connection().waitingFetches.remove(drain);
+            request.connection().waitingFetches().remove(drain);
         }
 
         private void answer(FetchResponseData response) {

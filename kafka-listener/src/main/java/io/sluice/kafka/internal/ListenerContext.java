@@ -1,7 +1,6 @@
 package io.sluice.kafka.internal;
 
 import io.sluice.core.internal.BrokerFront;
-import io.netty.channel.group.ChannelGroup;
 import io.sluice.core.Broker;
 import io.sluice.kafka.KafkaListenerConfig;
 import io.sluice.net.security.TokenAuthenticator;
@@ -11,7 +10,7 @@ import java.util.concurrent.Executor;
 
 /**
  * What every Kafka connection of one listener shares: the core broker, the settings, the handler table, the
- * cluster identity (id, this node, the advertised address), the counters, the open channels and the admin
+ * cluster identity (id, this node, the advertised address), the counters, and the admin
  * executor for calls that may block on files (topic creation, metadata). Thread-safe: all fields are final and
  * their types thread-safe.
  */
@@ -20,7 +19,6 @@ public final class ListenerContext {
     private final BrokerFront front;
     private final KafkaListenerConfig config;
     private final KafkaCounters counters;
-    private final ChannelGroup channels;
     private final Executor admin;
     private final TokenAuthenticator authenticator;
     private final String clusterId;
@@ -28,13 +26,12 @@ public final class ListenerContext {
     private volatile int advertisedPort;
     private volatile KafkaApis apis;
 
-    public ListenerContext(Broker broker, KafkaListenerConfig config, KafkaCounters counters, ChannelGroup channels,
+    public ListenerContext(Broker broker, KafkaListenerConfig config, KafkaCounters counters,
                            Executor admin, String advertisedHost) {
         this.broker = broker;
         this.front = BrokerFront.of(broker);
         this.config = config;
         this.counters = counters;
-        this.channels = channels;
         this.admin = admin;
         this.advertisedHost = advertisedHost;
         String token = config.server().authToken();
@@ -71,10 +68,6 @@ public final class ListenerContext {
 
     public KafkaCounters counters() {
         return counters;
-    }
-
-    public ChannelGroup channels() {
-        return channels;
     }
 
     /** Runs calls that may block (file I/O, topic creation) off the event loops, one at a time, in order. */

@@ -56,7 +56,7 @@ final class FetchOperation implements Runnable {
             stopWaiting();
             return;
         }
-        if (conn.draining || System.nanoTime() - deadlineNanos >= 0 || hasDataOrError()) {
+        if (conn.isDraining() || System.nanoTime() - deadlineNanos >= 0 || hasDataOrError()) {
             stopWaiting();
             answering = true;
             answerInTurn();
@@ -67,7 +67,7 @@ final class FetchOperation implements Runnable {
             conn.ctx().executor().schedule(this, Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
         }
         // register, then re-check: an append before the registration is seen now, a later one wakes us
-        conn.waitingFetches.add(this);
+        conn.waitingFetches().add(this);
         if (cancelWake != null) {
             cancelWake.run();
         }
@@ -78,7 +78,7 @@ final class FetchOperation implements Runnable {
     }
 
     private void stopWaiting() {
-        conn.waitingFetches.remove(this);
+        conn.waitingFetches().remove(this);
         if (cancelWake != null) {
             cancelWake.run();
             cancelWake = null;
@@ -86,7 +86,7 @@ final class FetchOperation implements Runnable {
     }
 
     private void answerInTurn() {
-        if (conn.draining || conn.canWriteNow(sequence)) {
+        if (conn.isDraining() || conn.canWriteNow(sequence)) {
             respond();
         } else {
             // behind earlier responses or a socket the client does not read: build nothing until our turn

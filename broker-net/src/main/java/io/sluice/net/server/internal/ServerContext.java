@@ -1,6 +1,5 @@
 package io.sluice.net.server.internal;
 
-import io.netty.channel.group.ChannelGroup;
 import io.sluice.core.Acks;
 import io.sluice.core.Broker;
 import io.sluice.core.Producer;
@@ -15,8 +14,7 @@ import java.util.concurrent.Executor;
 
 /**
  * What every connection of one server shares: the core broker, one core producer per acks level (thread-safe,
- * never blocking: connections use {@code trySend}), the admin executor for calls that touch files, the counters
- * and the set of open channels.
+ * never blocking: connections use {@code trySend}), the admin executor for calls that touch files and the counters.
  */
 public final class ServerContext implements AutoCloseable {
     final Broker broker;
@@ -24,7 +22,6 @@ public final class ServerContext implements AutoCloseable {
     final BrokerFront front;
     final BrokerServerConfig config;
     final ServerCounters counters;
-    final ChannelGroup channels;
     /** Runs topic administration (may block on file I/O: create topic, metadata) off the event loops. */
     final Executor admin;
     /** Runs group calls and offset commits off the event loops, apart from {@link #admin}: heartbeats never queue behind a topic creation. */
@@ -32,19 +29,17 @@ public final class ServerContext implements AutoCloseable {
     private final Map<Acks, Producer> producers = new EnumMap<>(Acks.class);
     private final TokenAuthenticator authenticator;
 
-    public ServerContext(Broker broker, BrokerServerConfig config, ServerCounters counters, ChannelGroup channels,
-                         Executor admin) {
-        this(broker, config, counters, channels, admin, admin);
+    public ServerContext(Broker broker, BrokerServerConfig config, ServerCounters counters, Executor admin) {
+        this(broker, config, counters, admin, admin);
     }
 
-    public ServerContext(Broker broker, BrokerServerConfig config, ServerCounters counters, ChannelGroup channels,
-                         Executor admin, Executor groups) {
+    public ServerContext(Broker broker, BrokerServerConfig config, ServerCounters counters, Executor admin,
+                         Executor groups) {
         this.groups = groups;
         this.broker = broker;
         this.front = BrokerFront.of(broker);
         this.config = config;
         this.counters = counters;
-        this.channels = channels;
         this.admin = admin;
         for (Acks acks : Acks.values()) {
             producers.put(acks, broker.newProducer(ProducerConfig.builder().acks(acks).maxBlockMillis(0).build()));
