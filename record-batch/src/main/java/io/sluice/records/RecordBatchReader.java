@@ -28,6 +28,8 @@ import java.util.List;
 public final class RecordBatchReader {
     private final RecordBatch batch = new RecordBatch();
     private ByteBuffer buffer;
+    /** absolute index of the batch's first byte in {@link #buffer} */
+    private int start;
     /** absolute read position in {@link #buffer} */
     private int p;
     /** absolute index one past the batch */
@@ -66,6 +68,7 @@ public final class RecordBatchReader {
         if (problem != null) {
             throw new MalformedBatchException(available >= 8 ? batch.baseOffset() : -1, problem);
         }
+        this.start = offset;
         this.end = offset + batch.sizeInBytes();
         this.baseOffset = batch.baseOffset();
         this.baseTimestamp = batch.baseTimestamp();
@@ -133,6 +136,33 @@ public final class RecordBatchReader {
             p = recordEnd();
             consumed();
         }
+    }
+
+    /** Index in the batch of the next record (0 for the first): the records consumed so far. */
+    public int recordIndex() {
+        return index;
+    }
+
+    /** Where the next record starts (its length prefix), in bytes from the batch's first byte. */
+    public int recordPosition() {
+        return p - start;
+    }
+
+    /**
+     * Moves forward to record {@code recordIndex}, which starts {@code position} bytes into the batch, as an earlier
+     * walk of the same stored batch found it ({@link #recordIndex()}, {@link #recordPosition()}): a cached position
+     * saves walking the length prefixes before it. The position is checked to lie inside the batch, at or after the
+     * current record; what is decoded there is checked as always ({@link #advance} checks the offset delta), so a
+     * wrong position is a {@link MalformedBatchException}, never a read outside the batch.
+     */
+    public void moveTo(int recordIndex, int position) {
+        if (recordIndex < index || recordIndex >= count || position < p - start || position >= end - start
+                || (recordIndex == index && position != p - start)) {
+            throw malformed("cannot move to record " + recordIndex + " at byte " + position + " from record " + index
+                    + " at byte " + (p - start) + " of " + count + " records in " + (end - start) + " bytes");
+        }
+        index = recordIndex;
+        p = start + position;
     }
 
     /**

@@ -108,6 +108,46 @@ class RecordBatchReaderTest {
     }
 
     @Test
+    void movingToAPositionAnEarlierWalkLearntLandsOnThatRecord() {
+        byte[] bytes = batch(20, 6);
+        RecordBatchReader reader = new RecordBatchReader();
+        reader.open(inside(bytes, true), 32, bytes.length, true);
+        int[] positions = new int[6];
+        for (int i = 0; i < 6; i++) {
+            assertThat(reader.recordIndex()).isEqualTo(i);
+            positions[i] = reader.recordPosition();
+            reader.skip(1);
+        }
+        assertThat(positions[0]).isEqualTo(RecordBatch.HEADER_SIZE);
+        for (int n = 0; n < 6; n++) {
+            reader.open(inside(bytes, true), 32, bytes.length, true);
+            reader.moveTo(n, positions[n]);
+            reader.advance();
+            assertThat(reader.offset()).isEqualTo(20 + n);
+            assertThat(reader.recordIndex()).isEqualTo(n + 1);
+        }
+    }
+
+    @Test
+    void aPositionThatIsNotItsRecordsIsAMalformedBatchNeverAWrongRecord() {
+        byte[] bytes = batch(20, 6);
+        RecordBatchReader reader = new RecordBatchReader();
+        reader.open(inside(bytes, false), 32, bytes.length, true);
+        reader.skip(3);
+        int third = reader.recordPosition();
+        reader.open(inside(bytes, false), 32, bytes.length, true);
+        reader.moveTo(4, third); // record 3's bytes taken for record 4: its offset delta says 3
+        assertThatThrownBy(reader::advance).isInstanceOf(MalformedBatchException.class)
+                .hasMessageContaining("record 4 has offset delta 3");
+        reader.open(inside(bytes, false), 32, bytes.length, true);
+        reader.skip(2);
+        assertThatThrownBy(() -> reader.moveTo(1, third)).as("backwards").isInstanceOf(MalformedBatchException.class);
+        assertThatThrownBy(() -> reader.moveTo(6, third)).as("past the last record").isInstanceOf(MalformedBatchException.class);
+        assertThatThrownBy(() -> reader.moveTo(4, bytes.length)).as("past the batch").isInstanceOf(MalformedBatchException.class);
+        assertThatThrownBy(() -> reader.moveTo(4, 10)).as("inside the header").isInstanceOf(MalformedBatchException.class);
+    }
+
+    @Test
     void everyFlippedBitTheCrcCoversIsAMalformedBatch() {
         byte[] good = batch(40, 5);
         for (int at = RecordBatch.BATCH_LENGTH_OFFSET; at < good.length; at++) {

@@ -28,9 +28,11 @@ public final class JournalReader implements PartitionReader {
     private boolean positioned;
     /** when not positioned: the index of the batch a read stopped inside, -1 to search for {@link #position} */
     private long resumeIndex = -1;
-    /** Walks a batch copied out of its document ({@link #stored}): record-batch's codec reads ByteBuffers. */
+    /** Walks a batch in place in its document ({@link #stored}'s view): record-batch's codec reads ByteBuffers. */
     private final RecordBatchReader cursor = new RecordBatchReader();
     private final StoredBatch stored = new StoredBatch();
+    /** where records start in batches read lately: a read by offset walks at most a few of a batch's records */
+    private final RecordPositions positions = new RecordPositions();
     private boolean closed;
     /**
      * False once a direct buffer refused to give its address: on JDK 22+ a buffer derived from a shared memory
@@ -78,7 +80,8 @@ public final class JournalReader implements PartitionReader {
      * Reads records from {@link #position()} on, at most {@code maxRecords}, stopping once {@code maxBytes} of keys and
      * values were delivered (at least one record). Starts exactly at the position, also in the middle of a batch.
      *
-     * @throws SluiceException.CorruptRecordException if a batch fails its CRC32C or framing check
+     * @throws SluiceException.CorruptRecordException if a batch fails its framing check, or its CRC32C, checked once for
+     *         a batch recovered from disk ({@link CheckedBatches}: this journal's own batches were checked when stored)
      */
     @Override
     public int read(int maxRecords, int maxBytes, Consumer<ConsumerRecord> sink) {
@@ -98,55 +101,60 @@ public final class JournalReader implements PartitionReader {
                 if (dc.isMetaData()) {
                     continue;
                 }
-                ByteBuffer batch = stored.whole(dc.wire().bytes());
+                // the batch in place in the mapped file: nothing of it is copied but the records delivered
+                ByteBuffer batch = stored.view(dc.wire().bytes());
                 try {
-                    cursor.open(batch, 0, batch.limit(), true);
-                } catch (MalformedBatchException e) {
-                    positioned = false;
-                    throw journal.corrupt(position, e.getMessage());
-                }
-                if (cursor.nextOffset() <= position) {
-                    continue; // a batch wholly before the position: the file under us changed (retention)
-                }
-                if (cursor.baseOffset() > position) {
-                    positioned = false;
-                    throw new SluiceException.JournalException(tp + ": expected offset " + position
-                            + " but the next journal batch starts at " + cursor.baseOffset(), null);
-                }
-                try {
-                    // dense: below nextOffset, so within the batch; next() checks the offset delta of what it decodes
-                    cursor.skip((int) (position - cursor.baseOffset()));
-                } catch (MalformedBatchException e) {
-                    positioned = false;
-                    throw journal.corrupt(position, e.getMessage());
-                }
-                while (cursor.hasNext() && count < maxRecords && position < end && (count == 0 || bytes < maxBytes)) {
-                    ConsumerRecord record;
                     try {
-                        record = cursor.next(tp.topic(), tp.partition());
+                        journal.openBatch(cursor, batch, dc.index());
                     } catch (MalformedBatchException e) {
                         positioned = false;
                         throw journal.corrupt(position, e.getMessage());
                     }
-                    if (record.offset() != position) {
+                    if (cursor.nextOffset() <= position) {
+                        continue; // a batch wholly before the position: the file under us changed (retention)
+                    }
+                    if (cursor.baseOffset() > position) {
                         positioned = false;
-                        throw journal.corrupt(position, "the record there has offset " + record.offset());
+                        throw new SluiceException.JournalException(tp + ": expected offset " + position
+                                + " but the next journal batch starts at " + cursor.baseOffset(), null);
                     }
                     try {
-                        sink.accept(record);
-                    } catch (RuntimeException e) {
-                        positioned = false; // the tailer moves past this batch on close: find the position again
-                        resumeIndex = -1;
-                        throw e;
+                        // dense: below nextOffset, so within the batch; next() checks the offset delta of what it decodes
+                        positions.skip(cursor, dc.index(), (int) (position - cursor.baseOffset()));
+                    } catch (MalformedBatchException e) {
+                        positioned = false;
+                        throw journal.corrupt(position, e.getMessage());
                     }
-                    position++;
-                    count++;
-                    bytes += record.value().length + (record.key() == null ? 0 : record.key().length);
-                }
-                if (cursor.hasNext()) {
-                    // stopped inside the batch: the tailer moves past it on close, so come back to it next time
-                    resumeIndex = dc.index();
-                    positioned = false;
+                    while (cursor.hasNext() && count < maxRecords && position < end && (count == 0 || bytes < maxBytes)) {
+                        ConsumerRecord record;
+                        try {
+                            record = cursor.next(tp.topic(), tp.partition());
+                        } catch (MalformedBatchException e) {
+                            positioned = false;
+                            throw journal.corrupt(position, e.getMessage());
+                        }
+                        if (record.offset() != position) {
+                            positioned = false;
+                            throw journal.corrupt(position, "the record there has offset " + record.offset());
+                        }
+                        try {
+                            sink.accept(record);
+                        } catch (RuntimeException e) {
+                            positioned = false; // the tailer moves past this batch on close: find the position again
+                            resumeIndex = -1;
+                            throw e;
+                        }
+                        position++;
+                        count++;
+                        bytes += record.value().length + (record.key() == null ? 0 : record.key().length);
+                    }
+                    if (cursor.hasNext()) {
+                        // stopped inside the batch: the tailer moves past it on close, so come back to it next time
+                        resumeIndex = dc.index();
+                        positioned = false;
+                    }
+                } finally {
+                    stored.release(); // before the document closes: Chronicle may unmap it after
                 }
             }
         }

@@ -77,6 +77,8 @@ public final class PartitionJournal implements AutoCloseable {
 
     /** offset → batch, so a read by offset touches one batch (or a few, once the journal outgrows the index) */
     private final BatchIndex batchIndex = new BatchIndex();
+    /** which batches a read checks the CRC32C of: recovered ones, once each while cached; never this journal's own */
+    private final CheckedBatches checkedBatches = new CheckedBatches();
     private volatile long endOffset;
     /** wakes readers waiting for {@link #endOffset} to move; signalled by the journal writer after each batch */
     private final JournalProgress progress = new JournalProgress();
@@ -483,7 +485,9 @@ public final class PartitionJournal implements AutoCloseable {
         } else {
             lastSequence = rollCycle.toSequenceNumber(appender.lastIndexAppended());
         }
-        batchIndex.committed(base, rollCycle.toIndex(cycle, lastSequence));
+        long index = rollCycle.toIndex(cycle, lastSequence);
+        batchIndex.committed(base, index);
+        checkedBatches.written(index);
         if (cycle != lastCycle) {
             if (!cycleByBaseOffset.containsValue(cycle)) { // the first batch of a new cycle file
                 firstSequenceByCycle.put(cycle, lastSequence);
@@ -724,9 +728,9 @@ public final class PartitionJournal implements AutoCloseable {
             if (!dc.isPresent()) {
                 return Long.MIN_VALUE;
             }
-            ByteBuffer batch = scratch.whole(dc.wire().bytes());
+            ByteBuffer batch = scratch.view(dc.wire().bytes());
             try {
-                cursor.open(batch, 0, batch.limit(), true);
+                openBatch(cursor, batch, dc.index());
                 while (cursor.hasNext() && cursor.peekOffset() < offset) {
                     cursor.skip();
                 }
@@ -737,7 +741,23 @@ public final class PartitionJournal implements AutoCloseable {
                 return cursor.timestamp();
             } catch (MalformedBatchException e) {
                 throw corrupt(offset, e.getMessage());
+            } finally {
+                scratch.release();
             }
+        }
+    }
+
+    /**
+     * Opens the stored batch at Chronicle {@code index} (in {@code batch[0, limit)}) on {@code cursor}: its framing
+     * always, its CRC32C if {@link CheckedBatches} says so (a batch recovered from disk and not yet found sound).
+     *
+     * @throws MalformedBatchException if the framing or the CRC32C is wrong
+     */
+    void openBatch(RecordBatchReader cursor, ByteBuffer batch, long index) {
+        boolean check = checkedBatches.needsCheck(index);
+        cursor.open(batch, 0, batch.limit(), check);
+        if (check) {
+            checkedBatches.sound(index);
         }
     }
 

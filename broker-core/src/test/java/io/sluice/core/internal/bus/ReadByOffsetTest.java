@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A read by offset lands on its own record, wherever its batch is: with batches of different sizes, aborted batches
  * between them, rolls to new cycle files, more batches than the offset index holds one by one, and after a restart
- * (the index rebuilt from the files).
+ * (the index rebuilt from the files); and wherever its record is in a large batch, read in place in the mapped file.
  */
 class ReadByOffsetTest {
     private static final int BATCHES = 9_000; // past the offset index's 8,192 entries: it thins to every other batch
@@ -69,6 +69,50 @@ class ReadByOffsetTest {
                 assertThat(reader.read(1, 1 << 20, got::add)).isEqualTo(1);
                 assertThat(got.get(0).offset()).isEqualTo(offset);
                 assertThat(new String(got.get(0).value(), StandardCharsets.UTF_8)).isEqualTo("v" + offset);
+            }
+        }
+    }
+
+    /**
+     * Large batches (as the journal writer coalesces a ring turn): a read by offset jumps to a record position learnt by
+     * an earlier read of the same batch. Random order, so positions are learnt out of order; more batches than the
+     * reader remembers, so they are evicted and learnt again; and after a restart, when the batches are checked
+     * against their CRC32C on their first read.
+     */
+    @Test
+    void readsByOffsetInsideLargeBatchesLandOnTheirOwnRecordInAnyOrder() {
+        int batches = 40;
+        int perBatch = 300;
+        try (PartitionJournal journal = new PartitionJournal(tp, dir, RollCycleType.FIVE_MINUTELY, clock, 0)) {
+            for (int b = 0; b < batches; b++) {
+                journal.beginBatch();
+                for (int i = 0; i < perBatch; i++) {
+                    journal.add(slot(journal.endOffset() + i));
+                }
+                journal.commitBatch();
+            }
+            assertRandomReadsReadTheirOwnRecord(journal, new SplittableRandom(11));
+        }
+        try (PartitionJournal journal = new PartitionJournal(tp, dir, RollCycleType.FIVE_MINUTELY, clock, 0)) {
+            assertThat(journal.endOffset()).isEqualTo((long) batches * perBatch);
+            assertRandomReadsReadTheirOwnRecord(journal, new SplittableRandom(12));
+        }
+    }
+
+    private static void assertRandomReadsReadTheirOwnRecord(PartitionJournal journal, SplittableRandom random) {
+        long end = journal.endOffset();
+        List<ConsumerRecord> got = new ArrayList<>();
+        try (JournalReader reader = journal.openReader()) {
+            for (int n = 0; n < 3 * end; n++) {
+                long offset = random.nextLong(end);
+                got.clear();
+                reader.seek(offset);
+                int many = 1 + random.nextInt(3);
+                assertThat(reader.read(many, 1 << 20, got::add)).isEqualTo((int) Math.min(many, end - offset));
+                for (int i = 0; i < got.size(); i++) {
+                    assertThat(got.get(i).offset()).isEqualTo(offset + i);
+                    assertThat(new String(got.get(i).value(), StandardCharsets.UTF_8)).isEqualTo("v" + (offset + i));
+                }
             }
         }
     }

@@ -36,8 +36,9 @@ import java.util.concurrent.TimeUnit;
  * excerpt by index, in the same run, one thread, on 20,000 events. Sluice's journal is written through
  * {@link PartitionJournal} directly in batches of {@code eventsPerBatch} events (one Chronicle document each, as the
  * journal writer coalesces a ring turn); the read is {@code JournalReader.seek} + {@code read(1, …)}, which finds the
- * batch (offset index, then a search between its entries), checks the batch's CRC32C, walks to the record and decodes
- * it. The raw read is {@code moveToIndex} + one excerpt read. Goal of issue 22: the Sluice read ≤ 2× the raw one.
+ * batch (offset index, then a search between its entries), views the batch in place in the mapped file (its CRC32C
+ * was checked when it was stored), walks to the record (from a record position learnt on an earlier read of the batch)
+ * and decodes it. The raw read is {@code moveToIndex} + one excerpt read. Goal of issue 22: the Sluice read ≤ 2× the raw one.
  * In the package of the classes it uses (a benchmark, not part of the broker).
  * <pre>java -jar jmh-benchmarks/target/benchmarks.jar RandomReadBenchmark</pre>
  */
@@ -53,8 +54,11 @@ public class RandomReadBenchmark {
     static final int EVENTS = 20_000;
     static final int SIZE = 1024;
 
-    /** 1: one event per document, as the raw journal stores them; 64 and 256: coalesced (256 = a full ring turn). */
-    @Param({"1", "64", "256"})
+    /**
+     * 1: one event per document, as the raw journal stores them; 64 and 256: coalesced (256 = a full ring turn); 1000:
+     * about 1 MiB, the journal writer's bound per document, which a burst of 1 KiB events fills (stream-processor 7).
+     */
+    @Param({"1", "64", "256", "1000"})
     public int eventsPerBatch;
 
     private TempDir dir;
