@@ -21,12 +21,13 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Where a Redis is: one server ({@link RedisClient}) or a Redis Cluster ({@link RedisClusterClient}). Users (ingest's
- * stream strategies: their drainers, XADD writer and dead letters) see only a {@link Link}: Lettuce's {@link RedisClusterCommands} / {@link RedisClusterAsyncCommands}, the interfaces
+ * Where a Redis is: one server ({@link RedisClient}) or a Redis Cluster ({@link RedisClusterClient}). Its users
+ * ({@link StreamWriter}, {@link GroupReader}, {@link DeadLetterStream}: what ingest's stream strategies store through)
+ * see only a {@link Link}: Lettuce's {@link RedisClusterCommands} / {@link RedisClusterAsyncCommands}, the interfaces
  * that a single server's {@code RedisCommands} and a cluster's {@code RedisAdvancedClusterCommands} share (streams,
  * keys, server info), so one piece of code serves both.
  *
- * <p>Cluster: every command the drainers send names one key (the stream, or its dead-letter stream, both with the
+ * <p>Cluster: every command of those users names one key (the stream, or its dead-letter stream, both with the
  * stream's hash tag, so on one slot) and no Lua script is used, so no command can fail with CROSSSLOT. The client
  * follows MOVED and ASK redirects (resharding), refreshes the topology every {@code redis.cluster.refresh.ms} and
  * on redirects and persistent reconnects (a failover: the dead master's slots move to its promoted replica), and
@@ -37,7 +38,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * a command whose node connection is still being opened. So a new link opens its connections to every master at
  * once, and after each topology change (a promoted replica, a moved slot) the masters' connections of every open
  * link are opened in the background: only commands sent in the moment between the change and that connect are
- * refused (and reported, or retried by the drainers).
+ * refused (and reported, or retried by ingest's drainers).
  */
 public final class RedisEndpoint implements AutoCloseable {
     private final AbstractRedisClient client;

@@ -1,6 +1,4 @@
-package io.sluice.ingest.internal;
-
-import io.lettuce.core.StreamMessage;
+package io.sluice.redis.internal;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -9,26 +7,26 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * How events sit in stream entries. Sluice's writer packs several events into one entry (field {@code b}), so
- * that XADD, XREADGROUP, the pending-entries list and XACK work per entry, not per event: each of them costs
- * Redis microseconds per entry, which capped the stream strategies at a few ten thousand events/s when every
- * event was its own entry (measured). An entry written by someone else with one event in field {@code e} is
- * read as well.
+ * How events sit in the entries of {@link io.sluice.redis.StreamWriter}'s streams. The writer packs several events
+ * into one entry (field {@code b}), so that XADD, XREADGROUP, the pending-entries list and XACK work per entry, not
+ * per event: each of them costs Redis microseconds per entry, which capped ingest's stream strategies at a few ten
+ * thousand events/s when every event was its own entry (measured). An entry written by someone else with one event
+ * in field {@code e} is read as well.
  *
  * <pre>
  *  field "b":  | uvarint len0 | event0 bytes | uvarint len1 | event1 bytes | ...     (LEB128 lengths)
  *  field "e":  | event bytes |                                                     (single event)
  * </pre>
  */
-final class StreamEntries {
-    static final byte[] PACKED = "b".getBytes(StandardCharsets.US_ASCII);
-    static final byte[] SINGLE = "e".getBytes(StandardCharsets.US_ASCII);
+public final class PackedEntries {
+    public static final byte[] PACKED = "b".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] SINGLE = "e".getBytes(StandardCharsets.US_ASCII);
 
-    private StreamEntries() {
+    private PackedEntries() {
     }
 
     /** Packs events {@code [from, to)} into one field value. */
-    static byte[] pack(List<byte[]> events, int from, int to) {
+    public static byte[] pack(List<byte[]> events, int from, int to) {
         int size = 0;
         for (int i = from; i < to; i++) {
             size += events.get(i).length + 5;
@@ -49,9 +47,12 @@ final class StreamEntries {
         return Arrays.copyOf(out, pos);
     }
 
-    /** The events of an entry, in order (empty for an entry with neither field). */
-    static List<byte[]> events(StreamMessage<byte[], byte[]> m) {
-        for (Map.Entry<byte[], byte[]> f : m.getBody().entrySet()) {
+    /** The events of an entry's fields, in order (empty for an entry with neither field). */
+    public static List<byte[]> events(Map<byte[], byte[]> body) {
+        if (body == null) {
+            return List.of();
+        }
+        for (Map.Entry<byte[], byte[]> f : body.entrySet()) {
             if (Arrays.equals(f.getKey(), PACKED)) {
                 return unpack(f.getValue());
             }
