@@ -49,7 +49,9 @@ import java.util.function.Supplier;
  * </ul>
  *
  * Failures are {@link RedisStreamException}s; {@link GroupLostException} when the group is gone (Redis restarted without
- * its data): the reader has recreated it by then, at {@code 0}.
+ * its data): the reader has recreated it by then, at {@code 0}. An entry whose packed field does not parse is not a
+ * failure of the read: it comes back among the others with {@link StreamEntry#malformed()} set (no events), for the
+ * user to dead-letter and acknowledge, as every later read would find it malformed again.
  */
 public final class GroupReader implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GroupReader.class);
@@ -247,7 +249,15 @@ public final class GroupReader implements AutoCloseable {
 
     private static void addAll(List<StreamEntry> out, List<StreamMessage<byte[], byte[]>> msgs, Map<String, Long> deliveries) {
         for (StreamMessage<byte[], byte[]> m : msgs) {
-            out.add(new StreamEntry(m.getId(), PackedEntries.events(m.getBody()), deliveries.getOrDefault(m.getId(), 0L)));
+            long delivered = deliveries.getOrDefault(m.getId(), 0L);
+            StreamEntry entry;
+            try {
+                entry = new StreamEntry(m.getId(), PackedEntries.events(m.getId(), m.getBody()), delivered);
+            } catch (MalformedEntryException e) {
+                // handed out, not thrown: one bad entry must not fail the read of the good ones around it
+                entry = new StreamEntry(m.getId(), List.of(), delivered, e);
+            }
+            out.add(entry);
         }
     }
 

@@ -145,6 +145,38 @@ class GroupReaderTest {
     }
 
     @Test
+    void aMalformedEntryComesBackFlaggedAmongTheGoodOnesOnEveryRead(RedisServer redis) {
+        String stream = "malformed-" + UUID.randomUUID();
+        byte[] key = stream.getBytes(StandardCharsets.UTF_8);
+        byte[] corrupt = {2, 'o', 'k', (byte) 0x90}; // event "ok", then a varint cut off by the field's end
+        try (RedisEndpoint endpoint = new RedisEndpoint(redis.url(), false, 1_000);
+             GroupReader reader = new GroupReader(endpoint, stream, "ingest", "m1");
+             RedisEndpoint.Link raw = endpoint.connect()) {
+            reader.open();
+            try (StreamWriter writer = new StreamWriter(endpoint, stream)) {
+                appendAll(writer, events("a", 2));
+                String badId = raw.sync().xadd(key, "b".getBytes(StandardCharsets.US_ASCII), corrupt);
+                appendAll(writer, events("c", 2));
+
+                List<StreamEntry> read = reader.read(10, 0, () -> true);
+                assertThat(read).hasSize(3);
+                assertThat(strings(read)).containsExactly("a0", "a1", "c0", "c1");
+                assertThat(read.get(1)).satisfies(e -> {
+                    assertThat(e.id()).isEqualTo(badId);
+                    assertThat(e.isMalformed()).isTrue();
+                    assertThat(e.events()).isEmpty();
+                    assertThat(e.malformed().entryId()).isEqualTo(badId);
+                    assertThat(e.malformed().offset()).isEqualTo(3);
+                    assertThat(e.malformed().field()).isEqualTo(corrupt);
+                });
+                assertThat(read.get(0).isMalformed()).isFalse();
+                // re-read (own pending list): still flagged, the read still succeeds
+                assertThat(reader.readOwnPending(10)).extracting(StreamEntry::isMalformed).containsExactly(false, true, false);
+            }
+        }
+    }
+
+    @Test
     void deadLettersAreOneEntryPerEventWithTheirErrorAndSource(RedisServer redis) {
         String key = "dead-" + UUID.randomUUID();
         try (RedisEndpoint endpoint = new RedisEndpoint(redis.url(), false, 1_000);

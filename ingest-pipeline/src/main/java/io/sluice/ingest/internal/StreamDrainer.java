@@ -29,6 +29,9 @@ import java.util.function.IntConsumer;
  *   <li>XACK the entries — only after ClickHouse accepted (or they were dead-lettered) — after which the reader
  *       removes what every group acknowledged from the stream.</li>
  * </ol>
+ * An entry whose packed field does not parse (see {@link StreamEntry#malformed()}) is dead-lettered whole (its raw
+ * field, the error naming the entry and the byte offset) and acknowledged with its batch: it would fail on every
+ * read, and retrying it would stop the drainer.
  * After any Redis error the drainer first re-reads its own pending entries (XREADGROUP from id 0): a reply lost
  * with the connection must not leave entries waiting for the takeover timeout.
  * Guarantee: no loss — an entry is acknowledged only after its rows are in ClickHouse (or dead-lettered).
@@ -178,6 +181,10 @@ final class StreamDrainer {
             if (!poison.isEmpty()) {
                 List<DeadLetters.Letter> letters = new ArrayList<>();
                 for (StreamEntry m : poison) {
+                    if (m.isMalformed()) {
+                        letters.add(malformedLetter(m));
+                        continue;
+                    }
                     List<byte[]> events = m.events();
                     for (int k = 0; k < events.size(); k++) {
                         letters.add(new DeadLetters.Letter(events.get(k), "delivered " + m.deliveries()
@@ -212,12 +219,17 @@ final class StreamDrainer {
         boolean skipLanded = redelivered && format.provenance() == RowFormat.Provenance.ENTRIES;
         Set<String> landed = skipLanded ? landedRows(msgs.stream().map(StreamEntry::id).toList()) : Set.of();
         RowBatch<Origin> batch = new RowBatch<>(msgs.size() * 16, msgs.size() * 4096);
-        List<DeadLetters.Letter> unencodable = new ArrayList<>();
+        List<DeadLetters.Letter> letters = new ArrayList<>();
         String[] ids = new String[msgs.size()];
         int events = 0;
         for (int i = 0; i < msgs.size(); i++) {
             StreamEntry m = msgs.get(i);
             ids[i] = m.id();
+            if (m.isMalformed()) {
+                // it fails the same way on every read: set aside (acknowledged with the batch), never retried
+                letters.add(malformedLetter(m));
+                continue;
+            }
             List<byte[]> evs = m.events();
             events += evs.size();
             for (int k = 0; k < evs.size(); k++) {
@@ -228,13 +240,13 @@ final class StreamDrainer {
                 try {
                     format.append(batch, format.encode(evs.get(k)), m.id(), k, new Origin(m.id(), k));
                 } catch (IllegalArgumentException e) {
-                    unencodable.add(new DeadLetters.Letter(evs.get(k), e.getMessage(), stream + "/" + m.id() + "#" + k));
+                    letters.add(new DeadLetters.Letter(evs.get(k), e.getMessage(), stream + "/" + m.id() + "#" + k));
                 }
             }
         }
-        if (!unencodable.isEmpty()) {
-            deadLetters.write(unencodable);
-            ctx.metrics.deadLettered(unencodable.size());
+        if (!letters.isEmpty()) {
+            deadLetters.write(letters);
+            ctx.metrics.deadLettered(letters.size());
         }
         if (!landed.isEmpty()) {
             LOG.info("drainer {}: {} rows of {} redelivered entries were already in {}; not inserting them again",
@@ -250,6 +262,15 @@ final class StreamDrainer {
         inserter.insert(batch, this::refreshOwnership, o -> stream + "/" + o, java.util.Map.of(), statement, ctx::givingUp);
         acknowledge(ids);
         onLanded.accept(events);
+    }
+
+    /**
+     * The dead letter of an entry whose packed field does not parse: the raw field, the error (entry id, byte offset)
+     * and {@code <stream>/<entry id>} as its source (no {@code #index}: the entry's events cannot be told apart).
+     */
+    private DeadLetters.Letter malformedLetter(StreamEntry m) {
+        LOG.warn("drainer {}: {}; dead-lettering the entry", reader.member(), m.malformed().getMessage());
+        return new DeadLetters.Letter(m.malformed().field(), m.malformed().getMessage(), stream + "/" + m.id());
     }
 
     /** While a batch waits for ClickHouse, keep its entries ours (XCLAIM JUSTID resets their idle time). */

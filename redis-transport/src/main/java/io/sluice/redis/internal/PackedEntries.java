@@ -1,5 +1,7 @@
 package io.sluice.redis.internal;
 
+import io.sluice.redis.MalformedEntryException;
+
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -21,6 +23,8 @@ import java.util.Map;
 public final class PackedEntries {
     public static final byte[] PACKED = "b".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] SINGLE = "e".getBytes(StandardCharsets.US_ASCII);
+    /** An int's LEB128 takes at most 5 bytes. */
+    static final int MAX_VARINT_BYTES = 5;
 
     private PackedEntries() {
     }
@@ -47,14 +51,19 @@ public final class PackedEntries {
         return Arrays.copyOf(out, pos);
     }
 
-    /** The events of an entry's fields, in order (empty for an entry with neither field). */
-    public static List<byte[]> events(Map<byte[], byte[]> body) {
+    /**
+     * The events of an entry's fields, in order (empty for an entry with neither field).
+     *
+     * @param entryId names the entry in a {@link MalformedEntryException}
+     * @throws MalformedEntryException when field {@code b} does not parse
+     */
+    public static List<byte[]> events(String entryId, Map<byte[], byte[]> body) {
         if (body == null) {
             return List.of();
         }
         for (Map.Entry<byte[], byte[]> f : body.entrySet()) {
             if (Arrays.equals(f.getKey(), PACKED)) {
-                return unpack(f.getValue());
+                return unpack(entryId, f.getValue());
             }
             if (Arrays.equals(f.getKey(), SINGLE)) {
                 return List.of(f.getValue());
@@ -63,21 +72,40 @@ public final class PackedEntries {
         return List.of();
     }
 
-    static List<byte[]> unpack(byte[] b) {
+    /**
+     * Field {@code b}'s events. Every read is bounds-checked against the field: a length varint must end inside the
+     * field within {@link #MAX_VARINT_BYTES} bytes and fit an int, and its event must end inside the field.
+     */
+    static List<byte[]> unpack(String entryId, byte[] b) {
         List<byte[]> out = new ArrayList<>();
         int pos = 0;
         while (pos < b.length) {
-            int len = 0;
+            int start = pos;
+            long len = 0;
             int shift = 0;
             byte x;
             do {
+                if (pos == b.length) {
+                    throw malformed(entryId, start, "length varint truncated by the end of the field", b);
+                }
+                if (pos - start == MAX_VARINT_BYTES) {
+                    throw malformed(entryId, start, "length varint longer than " + MAX_VARINT_BYTES + " bytes", b);
+                }
                 x = b[pos++];
-                len |= (x & 0x7F) << shift;
+                len |= (long) (x & 0x7F) << shift;
                 shift += 7;
             } while ((x & 0x80) != 0);
-            out.add(Arrays.copyOfRange(b, pos, pos + len));
-            pos += len;
+            if (len > b.length - pos) {
+                throw malformed(entryId, start, "event length " + len + " runs past the end of the field ("
+                        + (b.length - pos) + " bytes left)", b);
+            }
+            out.add(Arrays.copyOfRange(b, pos, pos + (int) len));
+            pos += (int) len;
         }
         return out;
+    }
+
+    private static MalformedEntryException malformed(String entryId, int offset, String problem, byte[] field) {
+        return new MalformedEntryException(entryId, "b", offset, problem, field);
     }
 }
