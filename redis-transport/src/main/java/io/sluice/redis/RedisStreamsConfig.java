@@ -19,7 +19,12 @@ import java.util.Objects;
  * <h2>Settings</h2>
  * <table>
  * <tr><th>setting</th><th>default</th><th>meaning</th></tr>
- * <tr><td>uri</td><td>redis://127.0.0.1:6379</td><td>the Redis server (Lettuce URI syntax)</td></tr>
+ * <tr><td>uri</td><td>redis://127.0.0.1:6379</td><td>the Redis server (Lettuce URI syntax); for a cluster, seed nodes
+ *     {@code redis://h1:p1,h2:p2}</td></tr>
+ * <tr><td>cluster</td><td>false</td><td>{@code uri} names a Redis Cluster (every key of a topic is on one slot, see
+ *     above)</td></tr>
+ * <tr><td>clusterRefreshMillis</td><td>10000</td><td>cluster: how often the topology is refreshed (also on redirects and
+ *     reconnects)</td></tr>
  * <tr><td>keyPrefix</td><td>sluice:</td><td>prefix of every stream key</td></tr>
  * <tr><td>partitions</td><td>1</td><td>streams per topic (1–1024); producer and consumers must agree</td></tr>
  * <tr><td>lingerMillis</td><td>0</td><td>producer: how long an XADD may wait in the pipeline for more to batch with
@@ -50,6 +55,8 @@ import java.util.Objects;
  */
 public final class RedisStreamsConfig {
     private final String uri;
+    private final boolean cluster;
+    private final long clusterRefreshMillis;
     private final String keyPrefix;
     private final int partitions;
     private final long lingerMillis;
@@ -70,6 +77,8 @@ public final class RedisStreamsConfig {
 
     private RedisStreamsConfig(Builder b) {
         this.uri = b.uri;
+        this.cluster = b.cluster;
+        this.clusterRefreshMillis = b.clusterRefreshMillis;
         this.keyPrefix = b.keyPrefix;
         this.partitions = b.partitions;
         this.lingerMillis = b.lingerMillis;
@@ -94,6 +103,8 @@ public final class RedisStreamsConfig {
     }
 
     public String uri() { return uri; }
+    public boolean cluster() { return cluster; }
+    public long clusterRefreshMillis() { return clusterRefreshMillis; }
     public String keyPrefix() { return keyPrefix; }
     public int partitions() { return partitions; }
     public long lingerMillis() { return lingerMillis; }
@@ -129,6 +140,8 @@ public final class RedisStreamsConfig {
 
     public static final class Builder {
         private String uri = "redis://127.0.0.1:6379";
+        private boolean cluster;
+        private long clusterRefreshMillis = 10_000;
         private String keyPrefix = "sluice:";
         private int partitions = 1;
         private long lingerMillis = 0;
@@ -148,6 +161,9 @@ public final class RedisStreamsConfig {
         private ClientResources clientResources;
 
         public Builder uri(String v) { this.uri = v; return this; }
+        /** {@code uri} names a Redis Cluster's seed nodes. */
+        public Builder cluster(boolean v) { this.cluster = v; return this; }
+        public Builder clusterRefreshMillis(long v) { this.clusterRefreshMillis = v; return this; }
         public Builder keyPrefix(String v) { this.keyPrefix = v; return this; }
         public Builder partitions(int v) { this.partitions = v; return this; }
         public Builder lingerMillis(long v) { this.lingerMillis = v; return this; }
@@ -174,6 +190,10 @@ public final class RedisStreamsConfig {
             if (uri == null || !(uri.startsWith("redis://") || uri.startsWith("rediss://") || uri.startsWith("redis-socket://"))) {
                 throw InvalidConfigException.of("uri", uri, "must be a redis://, rediss:// or redis-socket:// URI");
             }
+            if (cluster && uri.startsWith("redis-socket://")) {
+                throw InvalidConfigException.of("uri", uri, "must be a redis:// or rediss:// URI for a cluster");
+            }
+            require("clusterRefreshMillis", clusterRefreshMillis, 1, 3_600_000);
             Objects.requireNonNull(keyPrefix, "keyPrefix");
             if (keyPrefix.contains("{") || keyPrefix.contains("}")) {
                 throw InvalidConfigException.of("keyPrefix", keyPrefix, "must not contain braces (the topic is the hash tag)");

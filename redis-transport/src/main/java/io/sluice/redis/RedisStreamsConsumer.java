@@ -8,9 +8,7 @@ import io.lettuce.core.StreamMessage;
 import io.lettuce.core.XAutoClaimArgs;
 import io.lettuce.core.XGroupCreateArgs;
 import io.lettuce.core.XReadArgs;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.models.stream.ClaimedMessages;
 import io.lettuce.core.models.stream.PendingMessage;
 import io.sluice.core.Consumer;
@@ -22,7 +20,6 @@ import io.sluice.core.SluiceException.ClosedException;
 import io.sluice.core.TopicPartition;
 import io.sluice.redis.internal.EntryIds;
 import io.sluice.redis.internal.GroupInfo;
-import io.sluice.redis.internal.RedisClients;
 import io.sluice.redis.internal.StreamFields;
 
 import org.slf4j.Logger;
@@ -71,6 +68,10 @@ import java.util.concurrent.TimeoutException;
  * <p><b>Without a group</b> ({@link #assign}), the consumer reads with {@code XREAD} from its own positions, and
  * commits are refused.
  *
+ * <p><b>Redis Cluster</b> ({@link RedisStreamsConfig#cluster()}): the topic's streams share its hash tag, so the one
+ * {@code XREADGROUP} over every partition is a single-slot command; commands are flushed one by one there (a command
+ * the cluster redirects is re-sent through this connection, which would otherwise hold it until the next flush).
+ *
  * <p>Bounds: a poll returns at most {@code maxPollRecords}; a member holds at most 64 × {@code maxPollRecords}
  * uncommitted entries, after which {@code poll} fails with {@link SluiceException.BackPressureException} until it
  * commits.
@@ -84,9 +85,10 @@ public final class RedisStreamsConsumer implements Consumer {
 
     private final RedisStreamsConfig config;
     private final ConsumerConfig consumerConfig;
-    private final RedisClients clients;
-    private final StatefulRedisConnection<byte[], byte[]> connection;
-    private final RedisAsyncCommands<byte[], byte[]> redis;
+    private final RedisEndpoint endpoint;
+    private final RedisEndpoint.Link link;
+    private final io.lettuce.core.api.StatefulConnection<byte[], byte[]> connection;
+    private final RedisClusterAsyncCommands<byte[], byte[]> redis;
     private final String memberName;
     private final int maxUncommitted;
 
@@ -119,11 +121,13 @@ public final class RedisStreamsConsumer implements Consumer {
         this.consumerConfig = consumerConfig;
         this.memberName = consumerConfig.clientId() + "-" + UUID.randomUUID().toString().substring(0, 8);
         this.maxUncommitted = consumerConfig.maxPollRecords() * 64;
-        this.clients = new RedisClients(config, "consumer-" + consumerConfig.clientId());
-        this.connection = clients.client().connect(ByteArrayCodec.INSTANCE);
-        // commands are flushed explicitly so that queued XACKs travel with the next read
-        connection.setAutoFlushCommands(false);
-        this.redis = connection.async();
+        this.endpoint = new RedisEndpoint(config, "consumer-" + consumerConfig.clientId(), false);
+        this.link = endpoint.connect();
+        this.connection = link.connection();
+        // commands are flushed explicitly so that queued XACKs travel with the next read; on a cluster each at once, as
+        // the client re-sends a command redirected by MOVED/ASK through this connection, which would hold it unflushed
+        connection.setAutoFlushCommands(config.cluster());
+        this.redis = link.async();
     }
 
     /** This member's name in the Redis consumer group. */
@@ -508,7 +512,7 @@ public final class RedisStreamsConsumer implements Consumer {
     public OptionalLong committed(TopicPartition partition) {
         requireGroup();
         int i = indexOfPartition(partition);
-        var sync = clients.client().connect(ByteArrayCodec.INSTANCE);
+        RedisEndpoint.Link sync = endpoint.connect();
         try {
             for (GroupInfo g : GroupInfo.list(sync.sync(), keys[i])) {
                 if (Arrays.equals(g.name(), group)) {
@@ -527,7 +531,7 @@ public final class RedisStreamsConsumer implements Consumer {
         if (!grouped) {
             return EntryIds.toOffset(positions[i]) + 1;
         }
-        var sync = clients.client().connect(ByteArrayCodec.INSTANCE);
+        RedisEndpoint.Link sync = endpoint.connect();
         try {
             for (GroupInfo g : GroupInfo.list(sync.sync(), keys[i])) {
                 if (Arrays.equals(g.name(), group)) {
@@ -652,8 +656,8 @@ public final class RedisStreamsConsumer implements Consumer {
                     memberName, e.getMessage());
         } finally {
             closed = true;
-            connection.close();
-            clients.close();
+            link.close();
+            endpoint.close();
         }
     }
 }

@@ -1,9 +1,7 @@
 package io.sluice.redis;
 
 import io.lettuce.core.XAddArgs;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.sluice.core.KeyPartitioner;
 import io.sluice.core.Producer;
 import io.sluice.core.ProducerRecord;
@@ -14,7 +12,6 @@ import io.sluice.core.SluiceException.BackPressureException;
 import io.sluice.core.SluiceException.ClosedException;
 import io.sluice.core.SluiceException.RecordTooLargeException;
 import io.sluice.redis.internal.EntryIds;
-import io.sluice.redis.internal.RedisClients;
 import io.sluice.redis.internal.StreamFields;
 import io.sluice.redis.internal.TrimState;
 import io.sluice.redis.internal.Trimmer;
@@ -42,8 +39,8 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p><b>Pipelining.</b> Every send is written to one Lettuce connection without waiting for earlier replies. With
  * {@code lingerMillis = 0} each send is flushed at once (lowest latency; Lettuce's Netty event loop coalesces what
- * several threads flush together); with a linger, sends wait in the pipeline until {@code batchSize} are waiting or
- * the linger elapses, and go out in one write. At most {@code maxInFlight} XADDs are unacknowledged: {@code send}
+ * several threads flush together); with a linger (one server only: on a cluster every send is flushed at once), sends
+ * wait in the pipeline until {@code batchSize} are waiting or the linger elapses, and go out in one write. At most {@code maxInFlight} XADDs are unacknowledged: {@code send}
  * waits up to {@code maxBlockMillis} for a slot and then fails with {@link BackPressureException}; {@code trySend}
  * returns {@link #BACK_PRESSURED} at once.
  *
@@ -64,9 +61,11 @@ public final class RedisStreamsProducer implements Producer {
     private static final Logger LOG = LoggerFactory.getLogger(RedisStreamsProducer.class);
 
     private final RedisStreamsConfig config;
-    private final RedisClients clients;
-    private final StatefulRedisConnection<byte[], byte[]> connection;
-    private final RedisAsyncCommands<byte[], byte[]> redis;
+    private final RedisEndpoint endpoint;
+    private final RedisEndpoint.Link connection;
+    private final RedisClusterAsyncCommands<byte[], byte[]> redis;
+    /** Sends wait in the pipeline for {@code lingerMillis} / {@code batchSize} (never on a cluster). */
+    private final boolean lingers;
     private final XAddArgs inlineTrim;
     private final Trimmer trimmer;
     private final ScheduledExecutorService timer;
@@ -82,10 +81,12 @@ public final class RedisStreamsProducer implements Producer {
 
     public RedisStreamsProducer(RedisStreamsConfig config) {
         this.config = config;
-        this.clients = new RedisClients(config, "producer", true);
-        this.connection = clients.client().connect(ByteArrayCodec.INSTANCE);
-        boolean lingers = config.lingerMillis() > 0;
-        connection.setAutoFlushCommands(!lingers);
+        this.endpoint = new RedisEndpoint(config, "producer", true);
+        this.connection = endpoint.connect();
+        // On a cluster every send is flushed at once: the client re-sends an XADD redirected by MOVED/ASK through this
+        // connection, which would hold it until some later flush (Netty's flush consolidation still batches under load).
+        this.lingers = config.lingerMillis() > 0 && !config.cluster();
+        connection.connection().setAutoFlushCommands(!lingers);
         this.redis = connection.async();
         this.inFlight = new Semaphore(config.maxInFlight());
         boolean inline = config.trimUnacknowledged() && config.trimMaxLength() > 0 && config.trimMaxAge() == null;
@@ -101,7 +102,8 @@ public final class RedisStreamsProducer implements Producer {
             timer = null;
         }
         if (trims) {
-            trimmer = new Trimmer(config, clients.client().connect(ByteArrayCodec.INSTANCE), System::currentTimeMillis);
+            RedisEndpoint.Link trimLink = endpoint.connect();
+            trimmer = new Trimmer(config, trimLink.sync(), trimLink::close, System::currentTimeMillis);
             timer.scheduleWithFixedDelay(trimmer::run, config.trimIntervalMillis(), config.trimIntervalMillis(), TimeUnit.MILLISECONDS);
         } else {
             trimmer = null;
@@ -228,7 +230,7 @@ public final class RedisStreamsProducer implements Producer {
                 LOG.error("send callback threw", e);
             }
         });
-        if (config.lingerMillis() > 0) {
+        if (lingers) {
             if (unflushed.incrementAndGet() >= config.batchSize()) {
                 flushPipeline();
             } else if (lingerScheduled.compareAndSet(false, true)) {
@@ -254,7 +256,7 @@ public final class RedisStreamsProducer implements Producer {
 
     private void flushPipeline() {
         if (unflushed.getAndSet(0) > 0) {
-            connection.flushCommands();
+            connection.connection().flushCommands();
         }
     }
 
@@ -337,7 +339,7 @@ public final class RedisStreamsProducer implements Producer {
                 trimmer.close();
             }
             connection.close();
-            clients.close();
+            endpoint.close();
         }
     }
 }

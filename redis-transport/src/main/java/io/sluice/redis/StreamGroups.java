@@ -5,8 +5,8 @@ import io.sluice.redis.internal.EntryIds;
 import io.sluice.redis.internal.GroupInfo;
 
 /**
- * What the consumer groups of a stream still need, for whoever trims it: the producer's {@code Trimmer} and ingest's
- * stream drainers use this one rule. Works on one server and on a cluster (one key per command).
+ * What the consumer groups of a stream still need, for whoever trims it: the producer's {@code Trimmer} and
+ * {@link GroupReader} (ingest's stream strategies) use this one rule. Works on one server and on a cluster (one key per command).
  */
 public final class StreamGroups {
     private StreamGroups() {

@@ -8,7 +8,6 @@ import io.sluice.core.ProducerRecord;
 import io.sluice.testkit.Await;
 import io.sluice.testkit.RedisServer;
 import io.sluice.testkit.ServicesExtension;
-import io.sluice.redis.internal.RedisClients;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -56,7 +55,8 @@ class DeadLetterTest {
         assertThat(poisonDeliveries.get()).isEqualTo(3);
         assertThat(processed).containsExactly("ok-1", "ok-2");
         assertThat(RedisStreamsRoundTripTest.pendingCount(redis, cfg.streamKey("payments", 0), "billing")).isZero();
-        try (RedisClients c = new RedisClients(cfg, "test"); var conn = c.client().connect(StringCodec.UTF8)) {
+        io.lettuce.core.RedisClient c = io.lettuce.core.RedisClient.create(redis.url());
+        try (var conn = c.connect(StringCodec.UTF8)) {
             List<StreamMessage<String, String>> dead = conn.sync().xrange(dlq, Range.create("-", "+"));
             assertThat(dead).hasSize(1);
             assertThat(dead.get(0).getBody())
@@ -66,6 +66,8 @@ class DeadLetterTest {
                     .containsEntry("dlq.id", io.sluice.redis.internal.EntryIds.toId(Long.parseLong(poisonId)))
                     .containsEntry("dlq.group", "billing")
                     .containsEntry("dlq.deliveries", "3");
+        } finally {
+            c.shutdown();
         }
     }
 

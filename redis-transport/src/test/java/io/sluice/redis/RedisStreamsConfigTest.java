@@ -29,5 +29,9 @@ class RedisStreamsConfigTest {
                 .isInstanceOf(InvalidConfigException.class).hasMessageContaining("trimMaxAge");
         assertThatThrownBy(() -> RedisStreamsConfig.builder("redis://h:1").keyPrefix("a{b}").build())
                 .isInstanceOf(InvalidConfigException.class).hasMessageContaining("keyPrefix");
+        assertThatThrownBy(() -> RedisStreamsConfig.builder("redis://h:1").cluster(true).clusterRefreshMillis(0).build())
+                .isInstanceOf(InvalidConfigException.class).hasMessageContaining("clusterRefreshMillis");
+        assertThatThrownBy(() -> RedisStreamsConfig.builder("redis-socket:///tmp/r.sock").cluster(true).build())
+                .isInstanceOf(InvalidConfigException.class).hasMessageContaining("cluster");
     }
 }

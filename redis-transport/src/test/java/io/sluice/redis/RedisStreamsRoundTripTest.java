@@ -156,18 +156,22 @@ class RedisStreamsRoundTripTest {
 
     /** How many of these records are still pending in group g. */
     private static long countPendingOf(RedisServer redis, String key, List<ConsumerRecord> records) {
-        try (var client = new io.sluice.redis.internal.RedisClients(RedisStreamsConfig.builder(redis.url()).build(), "test");
-             var c = client.client().connect(io.lettuce.core.codec.StringCodec.UTF8)) {
+        io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(redis.url());
+        try (var c = client.connect(io.lettuce.core.codec.StringCodec.UTF8)) {
             return c.sync().xpending(key, "g", io.lettuce.core.Range.create("-", "+"), io.lettuce.core.Limit.from(1000)).stream()
                     .filter(p -> records.stream().anyMatch(r -> RedisStreamsConsumer.entryId(r).equals(p.getId()))).count();
+        } finally {
+            client.shutdown();
         }
     }
 
     static long pendingCount(RedisServer redis, String key, String group) {
         // XPENDING summary's first element is the count; read it through a consumer-free path
-        try (var client = new io.sluice.redis.internal.RedisClients(RedisStreamsConfig.builder(redis.url()).build(), "test");
-             var c = client.client().connect(io.lettuce.core.codec.StringCodec.UTF8)) {
+        io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(redis.url());
+        try (var c = client.connect(io.lettuce.core.codec.StringCodec.UTF8)) {
             return c.sync().xpending(key, group).getCount();
+        } finally {
+            client.shutdown();
         }
     }
 }

@@ -1,8 +1,10 @@
 package io.sluice.ingest.internal;
 
+import io.sluice.redis.DeadLetterStream;
 import io.sluice.redis.RedisEndpoint;
+import io.sluice.redis.RedisStreamException;
+import io.sluice.redis.StreamWriter;
 
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.sluice.core.SluiceException.BackPressureException;
 import io.sluice.core.SluiceException.ClosedException;
 import io.sluice.ingest.EventSink;
@@ -10,7 +12,6 @@ import io.sluice.ingest.IngestException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,16 +21,18 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Strategies redis-stream (one drainer) and worker-pool (N drainers, takeover, dead letters). The write path
- * ends at a pipelined XADD: writers put rows into a bounded queue; one writer thread (the only user of its
- * connection, so auto-flush can be off) drains up to 4096 events, packs them into entries of up to
- * {@link #EVENTS_PER_ENTRY} events ({@link StreamEntries}), sends the XADDs with one flush and completes each
- * caller's future when Redis acknowledged the entry holding its event. {@link StreamDrainer}s move entries to
- * ClickHouse and XACK+XDEL them only afterwards.
+ * Strategies redis-stream (one drainer) and worker-pool (N drainers, takeover, dead letters), storing through
+ * redis-transport: its {@link StreamWriter}, {@link io.sluice.redis.GroupReader} and {@link DeadLetterStream}, on one
+ * {@link RedisEndpoint} (a server or a cluster). The write path ends at a pipelined XADD: writers put rows into a
+ * bounded queue; one writer thread (the {@link StreamWriter}'s single writer) drains up to 4096 events, has them
+ * packed into entries of up to {@link StreamWriter#EVENTS_PER_ENTRY} events, sends the XADDs with one flush and
+ * completes each caller's future when Redis acknowledged the entry holding its event. {@link StreamDrainer}s move
+ * entries to ClickHouse and XACK them only afterwards.
  *
  * <p><b>Trimming never removes an entry not yet in ClickHouse</b>: there is no MAXLEN trimming at all (MAXLEN ~
- * would drop pending entries). Drainers remove only acknowledged entries — {@code XTRIM MINID} below the group's
- * safe point on Redis 6.2+ (see {@link StreamDrainer}), XDEL after XACK on older servers — so the stream holds
+ * would drop pending entries). Drainers remove only acknowledged entries — {@code XTRIM MINID} below every group's
+ * floor on Redis 6.2+ (redis-transport's {@code StreamGroups.floor}, the rule its producer's trimming uses), XDEL
+ * after XACK on older servers — so the stream holds
  * the entries not yet landed, and it is bounded on the write path instead: when entries written by this sink
  * minus entries landed by its drainers reach {@code redis.max.pending}, the writer thread stops sending, the
  * queue fills and writers get {@link BackPressureException} after {@code block.ms}.
@@ -39,18 +42,14 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class RedisStreamSink implements EventSink {
     private static final Logger LOG = LoggerFactory.getLogger(RedisStreamSink.class);
-    /** Most events packed into one stream entry (see {@link StreamEntries}). */
-    static final int EVENTS_PER_ENTRY = 256;
-    /** Most bytes packed into one stream entry. */
-    static final int BYTES_PER_ENTRY = 256 << 10;
 
     private record Pending(byte[] row, CompletableFuture<Void> done) {
     }
 
     private final SinkContext ctx;
     private final RedisEndpoint endpoint;
-    private final RedisEndpoint.Link connection;
-    private final byte[] key;
+    private final StreamWriter stream;
+    private final DeadLetterStream deadLetterStream;
     private final ArrayBlockingQueue<Pending> queue;
     private final Thread writer;
     private final List<StreamDrainer> drainers = new ArrayList<>();
@@ -67,14 +66,13 @@ final class RedisStreamSink implements EventSink {
     RedisStreamSink(SinkContext ctx, int workers, boolean takeover) {
         this.ctx = ctx;
         this.endpoint = new RedisEndpoint(ctx.config.redisUrl(), ctx.config.redisCluster(), ctx.config.redisClusterRefreshMs());
-        this.connection = endpoint.connect();
-        this.connection.connection().setAutoFlushCommands(false);
-        this.key = ctx.config.redisStream().getBytes(StandardCharsets.UTF_8);
+        this.stream = new StreamWriter(endpoint, ctx.config.redisStream());
         this.queue = new ArrayBlockingQueue<>(ctx.config.bufferEvents());
-        RedisDeadLetters deadLetters = new RedisDeadLetters(endpoint, ctx.config.redisStream() + ":dead-letters", ctx);
+        this.deadLetterStream = new DeadLetterStream(endpoint, ctx.config.redisStream() + ":dead-letters");
+        DeadLetters deadLetters = this::deadLetter;
         BatchInserter inserter = ctx.inserter(ctx.format, Map.of(), deadLetters);
         for (int i = 0; i < workers; i++) {
-            drainers.add(new StreamDrainer(ctx, endpoint, key, inserter, deadLetters, takeover, i, this::landed));
+            drainers.add(new StreamDrainer(ctx, endpoint, ctx.config.redisStream(), inserter, deadLetters, takeover, i, this::landed));
         }
         this.writer = new Thread(this::runWriter, "sluice-ingest-" + ctx.config.name() + "-xadd");
         this.writer.start();
@@ -122,7 +120,6 @@ final class RedisStreamSink implements EventSink {
      * futures on Lettuce's I/O thread).
      */
     private void runWriter() {
-        RedisClusterAsyncCommands<byte[], byte[]> redis = connection.async();
         List<Pending> batch = new ArrayList<>(ctx.config.batchRows());
         int max = Math.min(ctx.config.batchRows(), 4096);
         while (true) {
@@ -130,9 +127,9 @@ final class RedisStreamSink implements EventSink {
                 Pending first = queue.poll(100, TimeUnit.MILLISECONDS);
                 if (first == null) {
                     if (unacknowledged.availablePermits() < MAX_UNACKNOWLEDGED_XADDS) {
-                        // a cluster client re-sends an XADD redirected by MOVED/ASK through this connection's
-                        // writer, which buffers it while auto-flush is off: flush so it does not wait for new rows
-                        connection.connection().flushCommands();
+                        // a cluster client re-sends an XADD redirected by MOVED/ASK through the writer's
+                        // connection, which holds it until flushed: flush so it does not wait for new rows
+                        stream.flush();
                     }
                     if (closed && queue.isEmpty()) {
                         unacknowledged.acquire(MAX_UNACKNOWLEDGED_XADDS); // every reply is in
@@ -149,19 +146,13 @@ final class RedisStreamSink implements EventSink {
                 for (Pending p : batch) {
                     rows.add(p.row);
                 }
-                int from = 0;
-                while (from < batch.size()) {
-                    int to = from;
-                    int bytes = 0;
-                    while (to < batch.size() && to - from < EVENTS_PER_ENTRY && (to == from || bytes + rows.get(to).length <= BYTES_PER_ENTRY)) {
-                        bytes += rows.get(to++).length;
+                List<Pending> sent = List.copyOf(batch);
+                stream.append(rows, (from, to, err) -> {
+                    for (int i = from; i < to; i++) {
+                        acknowledged(sent.get(i), err);
                     }
-                    List<Pending> entry = List.copyOf(batch.subList(from, to));
-                    redis.xadd(key, StreamEntries.PACKED, StreamEntries.pack(rows, from, to))
-                            .whenComplete((id, err) -> entry.forEach(p -> acknowledged(p, err)));
-                    from = to;
-                }
-                connection.connection().flushCommands();
+                });
+                stream.flush();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 for (Pending p : batch) {
@@ -193,6 +184,37 @@ final class RedisStreamSink implements EventSink {
             doneCount++;
             if (doneCount >= acceptedCount) {
                 progress.notifyAll();
+            }
+        }
+    }
+
+    /**
+     * The strategies' {@link DeadLetters}: the stream {@code <stream>:dead-letters} (one entry per event: payload,
+     * error, source), retried with backoff until Redis takes the letters or the sink gives up.
+     */
+    private void deadLetter(List<DeadLetters.Letter> letters) {
+        List<DeadLetterStream.Letter> out = new ArrayList<>(letters.size());
+        for (DeadLetters.Letter l : letters) {
+            out.add(new DeadLetterStream.Letter(l.payload(), l.error(), l.source()));
+        }
+        Backoff backoff = new Backoff(ctx.config.retryInitialMs(), ctx.config.retryMaxMs());
+        while (true) {
+            try {
+                deadLetterStream.append(out);
+                LOG.warn("{} entr(ies) dead-lettered to {}; first error: {}", letters.size(), deadLetterStream.key(),
+                        letters.get(0).error());
+                return;
+            } catch (RedisStreamException e) {
+                if (ctx.givingUp()) {
+                    throw e;
+                }
+                LOG.warn("cannot write dead letters yet: {}", e.toString());
+                try {
+                    backoff.pause();
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
             }
         }
     }
@@ -262,7 +284,8 @@ final class RedisStreamSink implements EventSink {
         }
         ctx.giveUpAfter(0);
         drainers.forEach(StreamDrainer::stop);
-        connection.close();
+        stream.close();
+        deadLetterStream.close();
         endpoint.close();
         ctx.close();
     }

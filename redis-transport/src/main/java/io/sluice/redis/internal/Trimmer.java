@@ -1,8 +1,7 @@
 package io.sluice.redis.internal;
 
 import io.lettuce.core.XTrimArgs;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.sluice.redis.RedisStreamsConfig;
 import io.sluice.redis.StreamGroups;
 import org.slf4j.Logger;
@@ -34,8 +33,8 @@ public final class Trimmer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Trimmer.class);
 
     private final RedisStreamsConfig config;
-    private final StatefulRedisConnection<byte[], byte[]> connection;
-    private final RedisCommands<byte[], byte[]> redis;
+    private final Runnable closeConnection;
+    private final RedisClusterCommands<byte[], byte[]> redis;
     private final LongSupplier clock;
     private final Map<String, TrimState> streams = new ConcurrentHashMap<>();
     private final AtomicLong runs = new AtomicLong();
@@ -43,10 +42,15 @@ public final class Trimmer implements AutoCloseable {
     private final AtomicLong heldByGroups = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
 
-    public Trimmer(RedisStreamsConfig config, StatefulRedisConnection<byte[], byte[]> connection, LongSupplier epochMillis) {
+    /**
+     * @param redis           the trimmer's own connection's commands (one server or a cluster: every command names one key)
+     * @param closeConnection closes that connection
+     */
+    public Trimmer(RedisStreamsConfig config, RedisClusterCommands<byte[], byte[]> redis, Runnable closeConnection,
+                   LongSupplier epochMillis) {
         this.config = config;
-        this.connection = connection;
-        this.redis = connection.sync();
+        this.closeConnection = closeConnection;
+        this.redis = redis;
         this.clock = epochMillis;
     }
 
@@ -122,6 +126,6 @@ public final class Trimmer implements AutoCloseable {
 
     @Override
     public void close() {
-        connection.close();
+        closeConnection.run();
     }
 }
