@@ -77,7 +77,11 @@ public final class KafkaWorkload implements AutoCloseable {
         this.assignedOnce = new boolean[config.kafkaMembers()];
     }
 
-    public void start() {
+    /**
+     * Starts the members' JVMs. They may start before the broker: their clients retry the bootstrap address until it
+     * answers, so the JVMs' start-up overlaps the broker's.
+     */
+    public void startMembers() {
         for (int i = 0; i < config.kafkaMembers(); i++) {
             String proc = "kafka-member-" + i;
             Process p;
@@ -96,6 +100,10 @@ public final class KafkaWorkload implements AutoCloseable {
             reader.start();
             readers.add(reader);
         }
+    }
+
+    /** Starts the producer (the broker must be up: its first sends would otherwise wait out {@code max.block.ms}). */
+    public void startProducer() {
         producerThread = new Thread(this::produce, "torture-kafka-producer");
         producerThread.start();
     }
@@ -331,7 +339,7 @@ public final class KafkaWorkload implements AutoCloseable {
         }
     }
 
-    /** Stops the producer, then the members' JVMs (resumed first if paused). */
+    /** Stops the producer, then the members' JVMs (resumed first if paused). Safe to call twice. */
     @Override
     public void close() {
         stopProducing();

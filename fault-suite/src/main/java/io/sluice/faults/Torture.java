@@ -48,17 +48,20 @@ public final class Torture {
         out.println("[torture] seed " + config.seed() + ", " + config.duration().toSeconds() + " s of faults, strategies "
                 + config.strategies() + ", run dir " + config.runDir());
         try (History history = new History(config.runDir().resolve("history.jsonl"));
-             Cluster cluster = new Cluster(config)) {
+             Cluster cluster = new Cluster(config);
+             KafkaWorkload kafka = config.kafkaMembers() > 0 ? new KafkaWorkload(config, cluster.kafkaBootstrap(), history) : null) {
+            if (kafka != null) {
+                kafka.startMembers(); // their JVMs start while the broker does
+            }
             cluster.start();
             Workload workload = new Workload(config, cluster.bootstrap(), history);
-            KafkaWorkload kafka = config.kafkaMembers() > 0 ? new KafkaWorkload(config, cluster.kafkaBootstrap(), history) : null;
             KafkaWorkload.ReadBack kafkaTopic = null;
-            try (workload; kafka; Nemesis nemesis = new Nemesis(config, cluster, workload, kafka, history)) {
+            try (workload; Nemesis nemesis = new Nemesis(config, cluster, workload, kafka, history)) {
                 out.println("[torture] fault kinds: " + nemesis.kinds());
                 kinds.addAll(nemesis.kinds());
                 workload.start();
                 if (kafka != null) {
-                    kafka.start();
+                    kafka.startProducer();
                     boolean formed = kafka.awaitGroupFormed(Duration.ofSeconds(60));
                     out.println("[torture] Kafka group " + (formed ? "formed" : "not formed within 60 s") + "; faults begin");
                 }
@@ -77,6 +80,9 @@ public final class Torture {
                     kafkaTopic = kafka.readBack(Duration.ofSeconds(60));
                 }
                 workload.stopConsuming();
+                if (kafka != null) {
+                    kafka.close(); // the members stop before the history is checked
+                }
             }
             history.flush();
             Report report = Checker.check(config.seed(), history.file(), cluster.tables(), config.members(), kafkaTopic);
