@@ -86,7 +86,11 @@ public final class KafkaWorkload implements AutoCloseable {
             String proc = "kafka-member-" + i;
             Process p;
             try {
-                p = new ProcessBuilder(ChildJvm.command("160m", KafkaMember.class, bootstrap, GROUP, TOPIC, proc))
+                List<String> command = new ArrayList<>(ChildJvm.command("160m", KafkaMember.class, bootstrap, GROUP, TOPIC, proc));
+                // a consumer of ~100 records/s needs neither C2 nor a parallel collector: two JVMs that start beside
+                // the broker on a 2-core machine take less of its CPU (and of the suite's time) this way
+                command.addAll(1, List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+                p = new ProcessBuilder(command)
                         .redirectError(ProcessBuilder.Redirect.appendTo(runDir.resolve(proc + ".log").toFile()))
                         .start();
             } catch (IOException e) {
