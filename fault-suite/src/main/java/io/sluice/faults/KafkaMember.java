@@ -21,7 +21,8 @@ import java.util.StringJoiner;
  * One member of a run's Kafka group, in a JVM of its own so that the nemesis can SIGSTOP it whole (its heartbeat
  * thread included, as a stopped machine or a long GC pause would): Kafka's own {@code KafkaConsumer} with the classic
  * group protocol and its default assignors, subscribed to one topic through the broker's Kafka listener. It polls,
- * commits after every poll that returned records, and reports on stdout what it owned and read, one line each:
+ * commits what it read at most once a second (each commit is an fsync on the broker; what the checker decides
+ * from is the assignments and reads, not the commits), and reports on stdout what it owned and read, one line each:
  * <pre>
  * &#64;member assigned GENERATION MEMBER_ID PARTITION,PARTITION,...   (every onPartitionsAssigned, even an empty one)
  * &#64;member read GENERATION MEMBER_ID PARTITION FIRST_OFFSET LAST_OFFSET   (per partition of a poll's records)
@@ -39,6 +40,7 @@ public final class KafkaMember {
     public static final int SESSION_TIMEOUT_MS = 6_000;
     /** The prefix of every line the parent reads. */
     static final String PREFIX = "@member ";
+    private static final long COMMIT_INTERVAL_NANOS = 1_000_000_000L;
 
     private KafkaMember() {
     }
@@ -93,25 +95,36 @@ public final class KafkaMember {
                 out.println(PREFIX + "assigned " + g.generationId() + " " + g.memberId() + " " + owned);
             }
         });
+        long lastCommit = System.nanoTime();
+        boolean uncommitted = false;
         while (true) {
             ConsumerRecords<String, String> records = consumer.poll(Duration.ofMillis(200));
-            if (records.isEmpty()) {
-                continue;
+            if (!records.isEmpty()) {
+                ConsumerGroupMetadata g = consumer.groupMetadata();
+                for (TopicPartition tp : records.partitions()) {
+                    List<ConsumerRecord<String, String>> rs = records.records(tp);
+                    out.println(PREFIX + "read " + g.generationId() + " " + g.memberId() + " " + tp.partition() + " "
+                            + rs.get(0).offset() + " " + rs.get(rs.size() - 1).offset());
+                }
+                uncommitted = true;
             }
-            ConsumerGroupMetadata g = consumer.groupMetadata();
-            for (TopicPartition tp : records.partitions()) {
-                List<ConsumerRecord<String, String>> rs = records.records(tp);
-                out.println(PREFIX + "read " + g.generationId() + " " + g.memberId() + " " + tp.partition() + " "
-                        + rs.get(0).offset() + " " + rs.get(rs.size() - 1).offset());
+            if (uncommitted && System.nanoTime() - lastCommit >= COMMIT_INTERVAL_NANOS) {
+                lastCommit = System.nanoTime();
+                uncommitted = false;
+                commit(consumer, out);
             }
-            try {
-                consumer.commitSync();
-                out.println(PREFIX + "commit ok " + g.generationId() + " " + g.memberId());
-            } catch (KafkaException refused) {
-                // CommitFailedException, RebalanceInProgressException, a timeout while the broker is away: the
-                // partitions' next owner reads from the last commit that was accepted
-                out.println(PREFIX + "commit fail " + g.generationId() + " " + g.memberId() + " " + oneLine(refused));
-            }
+        }
+    }
+
+    private static void commit(KafkaConsumer<String, String> consumer, PrintStream out) {
+        ConsumerGroupMetadata g = consumer.groupMetadata();
+        try {
+            consumer.commitSync();
+            out.println(PREFIX + "commit ok " + g.generationId() + " " + g.memberId());
+        } catch (KafkaException refused) {
+            // CommitFailedException, RebalanceInProgressException, a timeout while the broker is away: the
+            // partitions' next owner reads from the last commit that was accepted
+            out.println(PREFIX + "commit fail " + g.generationId() + " " + g.memberId() + " " + oneLine(refused));
         }
     }
 
