@@ -24,6 +24,10 @@ import java.util.TreeMap;
  *   acknowledged commit of it — must be 0;</li>
  *   <li><b>a partition processed by two members of one generation</b>: must be 0 (checkable once the client reports
  *   generations; records with generation -1 are not counted).</li>
+ *   <li><b>Kafka clients</b> (when the run has them, {@link KafkaWorkload}): every record the idempotent
+ *   {@code KafkaProducer} had acknowledged is in the topic read back after the run, exactly once and at the partition
+ *   and offset it was acknowledged with; no record at all (acknowledged or not) is there twice; and no partition was
+ *   owned (assigned or read) by two members of the Kafka group in one generation.</li>
  * </ul>
  * Ids are dense from 0, so sets of ids are bit sets.
  */
@@ -46,6 +50,19 @@ public final class Checker {
         long consumerFailures;
         long healFailures;
         boolean generationsKnown;
+        final BitSet kafkaAcked = new BitSet();
+        final BitSet kafkaFailed = new BitSet();
+        /** acknowledged id → "partition@offset" it was acknowledged with */
+        final Map<Long, String> kafkaAckedAt = new HashMap<>();
+        /** "generation G, partition P" → Kafka member ids that were assigned or read it in G */
+        final Map<String, Set<String>> kafkaOwners = new TreeMap<>();
+        final Set<Integer> kafkaGenerations = new HashSet<>();
+        long kafkaAssignments;
+        long kafkaReads;
+        long kafkaCommitsOk;
+        long kafkaCommitsFailed;
+        long kafkaConsumerFailures;
+        long kafkaProducerFailures;
     }
 
     static Facts read(Path historyFile) {
@@ -87,6 +104,45 @@ public final class Checker {
                     }
                 }
                 case "consumer" -> f.consumerFailures++;
+                case "kafka-send" -> {
+                    long id = op.path("id").asLong();
+                    if (type.equals("ok")) {
+                        f.kafkaAcked.set((int) id);
+                        f.kafkaAckedAt.put(id, op.path("partition").asInt() + "@" + op.path("offset").asLong());
+                    } else {
+                        f.kafkaFailed.set((int) id);
+                    }
+                }
+                case "kafka-assign" -> {
+                    f.kafkaAssignments++;
+                    int gen = op.path("gen").asInt(-1);
+                    if (gen >= 0) {
+                        f.kafkaGenerations.add(gen);
+                        op.path("partitions").forEach(p -> f.kafkaOwners.computeIfAbsent("generation " + gen
+                                + ", partition " + p.asInt(), k -> new HashSet<>()).add(op.path("member").asText()));
+                    }
+                }
+                case "kafka-read" -> {
+                    f.kafkaReads++;
+                    int gen = op.path("gen").asInt(-1);
+                    if (gen >= 0) {
+                        f.kafkaOwners.computeIfAbsent("generation " + gen + ", partition " + op.path("partition").asInt(),
+                                k -> new HashSet<>()).add(op.path("member").asText());
+                    }
+                }
+                case "kafka-commit" -> {
+                    if (type.equals("ok")) {
+                        f.kafkaCommitsOk++;
+                    } else {
+                        f.kafkaCommitsFailed++;
+                    }
+                }
+                case "kafka-consumer" -> f.kafkaConsumerFailures++;
+                case "kafka-producer" -> {
+                    if (type.equals("fail")) {
+                        f.kafkaProducerFailures++;
+                    }
+                }
                 case "heal" -> {
                     if (type.equals("fail")) {
                         f.healFailures++;
@@ -106,6 +162,11 @@ public final class Checker {
 
     /** Checks a finished run: its history and its tables. */
     public static Report check(long seed, Path historyFile, List<Cluster.Table> tables, int members) {
+        return check(seed, historyFile, tables, members, null);
+    }
+
+    /** As above, with the Kafka topic as read back after the run ({@code kafka} null when the run had no Kafka clients). */
+    public static Report check(long seed, Path historyFile, List<Cluster.Table> tables, int members, KafkaWorkload.ReadBack kafka) {
         Facts f = read(historyFile);
         List<Report.TableResult> results = new ArrayList<>();
         for (Cluster.Table t : tables) {
@@ -122,11 +183,15 @@ public final class Checker {
             results.add(new Report.TableResult(t.strategy(), t.name(), t.exactlyOnce(), rows, present.cardinality(),
                     lost.cardinality(), rows - present.cardinality(), ambiguous.cardinality(), first(lost, 10)));
         }
-        return report(seed, f, results, members);
+        return report(seed, f, results, members, kafka);
     }
 
-    /** The verdict from the history's facts and the tables' results. */
     static Report report(long seed, Facts f, List<Report.TableResult> results, int members) {
+        return report(seed, f, results, members, null);
+    }
+
+    /** The verdict from the history's facts, the tables' results and the Kafka topic read back (or null). */
+    static Report report(long seed, Facts f, List<Report.TableResult> results, int members, KafkaWorkload.ReadBack kafka) {
         long groupLost = -1;
         List<Long> groupLostExamples = List.of();
         if (members > 0) {
@@ -143,7 +208,44 @@ public final class Checker {
         });
         return new Report(seed, f.faults, f.acked.cardinality(), f.failed.cardinality(), results, groupLost,
                 groupLostExamples, f.consumes, f.commitsOk, f.commitsFailed, f.backwards, f.generationsKnown, twoOwners,
-                f.consumerFailures, f.healFailures);
+                f.consumerFailures, f.healFailures, kafka == null ? null : kafka(f, kafka));
+    }
+
+    /** The Kafka clients' verdict: the acknowledged sends against the topic read back, and the group's owners. */
+    static Report.KafkaResult kafka(Facts f, KafkaWorkload.ReadBack topic) {
+        BitSet present = new BitSet();
+        List<Long> duplicated = new ArrayList<>();
+        List<String> misplaced = new ArrayList<>();
+        topic.positions().forEach((id, at) -> {
+            if (id >= 0) {
+                present.set((int) (long) id);
+            }
+            if (at.size() > 1) {
+                duplicated.add(id);
+            }
+        });
+        duplicated.sort(null);
+        BitSet lost = (BitSet) f.kafkaAcked.clone();
+        lost.andNot(present);
+        BitSet ambiguous = (BitSet) present.clone();
+        ambiguous.andNot(f.kafkaAcked);
+        new TreeMap<>(f.kafkaAckedAt).forEach((id, at) -> {
+            List<String> found = topic.positions().get(id);
+            if (found != null && !found.contains(at)) {
+                misplaced.add("id " + id + " acknowledged at " + at + ", read at " + found);
+            }
+        });
+        List<String> twoOwners = new ArrayList<>();
+        f.kafkaOwners.forEach((k, v) -> {
+            if (v.size() > 1) {
+                twoOwners.add(k + " owned by " + new java.util.TreeSet<>(v));
+            }
+        });
+        return new Report.KafkaResult(f.kafkaAcked.cardinality(), f.kafkaFailed.cardinality(), topic.records(),
+                present.cardinality(), lost.cardinality(), first(lost, 10), duplicated.size(),
+                duplicated.subList(0, Math.min(10, duplicated.size())), misplaced, ambiguous.cardinality(),
+                topic.complete(), f.kafkaProducerFailures, f.kafkaGenerations.size(), f.kafkaAssignments, f.kafkaReads,
+                f.kafkaCommitsOk, f.kafkaCommitsFailed, f.kafkaConsumerFailures, twoOwners);
     }
 
     private static List<Long> first(BitSet s, int n) {

@@ -28,7 +28,7 @@ import java.util.concurrent.TimeUnit;
  * own {@link FaultProxy} (when {@code replicated} is in the run: the offset-range strategy into a
  * {@code ReplicatedMergeTree}, exactly-once through replicated block deduplication and, after an INSERT of
  * unknown status, a look at what landed in parts registered in ZooKeeper), {@code sluice broker} with an
- * {@code ingest.<name>.*} section per broker-side strategy, and a {@code sluice ingest} process for the journal
+ * {@code ingest.<name>.*} section per broker-side strategy (and its Kafka listener when the run has Kafka clients), and a {@code sluice ingest} process for the journal
  * strategy. Every ingest pipeline talks to ClickHouse and Redis through the proxies; the checker queries each
  * table's ClickHouse directly.
  *
@@ -56,6 +56,7 @@ public final class Cluster implements AutoCloseable {
     private final boolean tmpfs;
     private final int port;
     private final int httpPort;
+    private final int kafkaPort;
 
     public Cluster(TortureConfig config) {
         this.config = config;
@@ -82,14 +83,23 @@ public final class Cluster implements AutoCloseable {
         this.tmpfs = config.faults().contains(FaultKind.DISK_FULL) && mountTmpfs(dataDir);
         this.port = freePort();
         this.httpPort = freePort();
+        this.kafkaPort = config.kafkaMembers() > 0 ? freePort() : -1;
         try (Broker setup = Broker.open(BrokerConfig.builder(dataDir).build())) {
             setup.createTopic(TopicConfig.of(TOPIC, config.partitions()));
+            if (kafkaPort > 0) {
+                setup.createTopic(TopicConfig.of(KafkaWorkload.TOPIC, config.partitions()));
+            }
         }
 
         Map<String, String> props = new LinkedHashMap<>();
         props.put("data.dir", dataDir.toString());
         props.put("port", Integer.toString(port));
         props.put("http.port", Integer.toString(httpPort));
+        if (kafkaPort > 0) {
+            // the Kafka listener of the same broker process: killed, paused and restarted with it
+            props.put("kafka.port", Integer.toString(kafkaPort));
+            props.put("kafka.advertised.host", "127.0.0.1");
+        }
         if (config.has("coalescing")) {
             String t = db + ".coalescing";
             clickHouse.execute("CREATE TABLE " + t + " (id UInt64, p UInt32) ENGINE = MergeTree ORDER BY id");
@@ -176,6 +186,11 @@ public final class Cluster implements AutoCloseable {
 
     public String bootstrap() {
         return "127.0.0.1:" + port;
+    }
+
+    /** The broker's Kafka listener ({@code host:port}), or null when the run has no Kafka clients. */
+    public String kafkaBootstrap() {
+        return kafkaPort > 0 ? "127.0.0.1:" + kafkaPort : null;
     }
 
     public int httpPort() {

@@ -39,6 +39,12 @@ public enum FaultKind {
     ZOOKEEPER_PAUSE,
     /** A group member stops polling past its session timeout, then resumes as if nothing happened (a zombie). */
     MEMBER_PAUSE,
+    /**
+     * SIGSTOP of a Kafka group member's JVM (a {@code KafkaConsumer}: its heartbeats stop too) past its
+     * {@code session.timeout.ms}, SIGCONT when the fault ends: it resumes as a zombie that still believes it owns its
+     * partitions.
+     */
+    KAFKA_MEMBER_PAUSE,
     /** The broker's journal file system fills up (a tmpfs, root only), then space returns. */
     DISK_FULL;
 

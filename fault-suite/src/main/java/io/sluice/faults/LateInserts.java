@@ -33,7 +33,7 @@ public final class LateInserts {
 
     public static Result run(Path runDir, int events) throws Exception {
         TortureConfig config = new TortureConfig(1, Duration.ofSeconds(1), Set.of("journal"), EnumSet.noneOf(FaultKind.class),
-                1, 1, 0, 2, 3_000, 500, Duration.ofMinutes(3), runDir, java.util.Map.of());
+                1, 1, 0, 0, 2, 3_000, 500, Duration.ofMinutes(3), runDir, java.util.Map.of());
         try (Cluster cluster = new Cluster(config)) {
             AtomicLong inserts = new AtomicLong();
             AtomicLong delayed = new AtomicLong();

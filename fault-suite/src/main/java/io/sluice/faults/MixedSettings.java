@@ -46,7 +46,7 @@ public final class MixedSettings {
     public static Result run(Path runDir, int eventsPerSecond, int seconds) throws Exception {
         long insertTimeout = 500;
         TortureConfig config = new TortureConfig(1, Duration.ofSeconds(1), Set.of("journal"), EnumSet.noneOf(FaultKind.class),
-                1, eventsPerSecond, 0, 4, 3_000, insertTimeout, Duration.ofMinutes(3), runDir, java.util.Map.of());
+                1, eventsPerSecond, 0, 0, 4, 3_000, insertTimeout, Duration.ofMinutes(3), runDir, java.util.Map.of());
         try (Cluster cluster = new Cluster(config)) {
             AtomicLong inserts = new AtomicLong();
             AtomicLong delayed = new AtomicLong();

@@ -29,6 +29,7 @@ public final class Nemesis implements AutoCloseable {
     private final TortureConfig config;
     private final Cluster cluster;
     private final Workload workload;
+    private final KafkaWorkload kafka;
     private final History history;
     private final Random random;
     private final List<FaultKind> kinds = new ArrayList<>();
@@ -37,9 +38,15 @@ public final class Nemesis implements AutoCloseable {
     private Thread thread;
 
     public Nemesis(TortureConfig config, Cluster cluster, Workload workload, History history) {
+        this(config, cluster, workload, null, history);
+    }
+
+    /** As above, with the run's Kafka clients ({@code kafka} null when it has none). */
+    public Nemesis(TortureConfig config, Cluster cluster, Workload workload, KafkaWorkload kafka, History history) {
         this.config = config;
         this.cluster = cluster;
         this.workload = workload;
+        this.kafka = kafka;
         this.history = history;
         this.random = new Random(config.seed());
         for (FaultKind k : FaultKind.values()) {
@@ -49,6 +56,7 @@ public final class Nemesis implements AutoCloseable {
             if (k.needsRedis() && cluster.redis() == null || k.needsIngestProcess() && cluster.ingest() == null
                     || k.needsZooKeeper() && cluster.zooKeeper() == null
                     || k == FaultKind.MEMBER_PAUSE && config.members() == 0
+                    || k == FaultKind.KAFKA_MEMBER_PAUSE && (kafka == null || config.kafkaMembers() == 0)
                     || k == FaultKind.DISK_FULL && !cluster.onTmpfs()
                     || (k == FaultKind.CLICKHOUSE_KILL || k == FaultKind.CLICKHOUSE_PAUSE) && !cluster.clickHouse().isPrivate()
                     || (k == FaultKind.REDIS_KILL || k == FaultKind.REDIS_PAUSE) && cluster.redis() != null && !cluster.redis().isPrivate()) {
@@ -93,7 +101,11 @@ public final class Nemesis implements AutoCloseable {
     }
 
     private void inject(FaultKind kind, long holdFor, int target) throws InterruptedException {
-        long holdMillis = kind == FaultKind.MEMBER_PAUSE ? config.sessionTimeoutMillis() + holdFor : holdFor;
+        long holdMillis = switch (kind) {
+            case MEMBER_PAUSE -> config.sessionTimeoutMillis() + holdFor;
+            case KAFKA_MEMBER_PAUSE -> KafkaMember.SESSION_TIMEOUT_MS + holdFor;
+            default -> holdFor;
+        };
         history.append("nemesis", "fault", "start", n -> n.put("kind", kind.name()).put("hold_ms", holdMillis));
         synchronized (this) {
             injected.merge(kind, 1, Integer::sum);
@@ -124,6 +136,7 @@ public final class Nemesis implements AutoCloseable {
                 case REDIS_STALL -> rp.stall(true);
                 case REDIS_CUT -> rp.cutAll();
                 case MEMBER_PAUSE -> workload.pauseMember(target, Duration.ofMillis(holdMillis));
+                case KAFKA_MEMBER_PAUSE -> kafka.pauseMember(target % config.kafkaMembers());
                 case DISK_FULL -> fill(ballast);
             }
             if (stop.await(holdMillis, TimeUnit.MILLISECONDS)) {
@@ -140,6 +153,9 @@ public final class Nemesis implements AutoCloseable {
         } finally {
             List<String> restarted;
             try {
+                if (kafka != null) {
+                    kafka.resumeMembers();
+                }
                 restarted = cluster.heal();
             } catch (RuntimeException | AssertionError e) {
                 // a restart that did not become ready in time (Await's AssertionError on a loaded machine) is recorded

@@ -8,7 +8,29 @@ import java.util.Map;
 public record Report(long seed, Map<String, Integer> faults, long acked, long failed, List<TableResult> tables,
                      long groupLost, List<Long> groupLostExamples, long consumes, long commitsOk, long commitsFailed,
                      List<String> backwardCommits, boolean generationsKnown, List<String> twoOwnersInOneGeneration,
-                     long consumerFailures, long healFailures) {
+                     long consumerFailures, long healFailures, KafkaResult kafka) {
+
+    /**
+     * The Kafka clients' part of a run (null when it had none).
+     *
+     * @param acked            records the idempotent producer had acknowledged
+     * @param failed           sends that failed on the client (outcome unknown)
+     * @param records          records in the topic read back after the run
+     * @param distinct         distinct ids among them
+     * @param lost             acknowledged ids missing from the topic
+     * @param duplicated       ids found more than once (acknowledged or not: the idempotent producer writes none twice)
+     * @param misplaced        acknowledged ids found, but not at the partition and offset they were acknowledged with
+     * @param ambiguous        ids whose send failed on the client but that are in the topic
+     * @param complete         the topic was read to its end offsets
+     * @param producerFailures producers closed after a fatal error (a new producer id carried on)
+     * @param generations      distinct generations the group's members were assigned partitions in
+     * @param twoOwners        (generation, partition) pairs owned by more than one member
+     */
+    public record KafkaResult(long acked, long failed, long records, long distinct, long lost, List<Long> lostExamples,
+                              long duplicated, List<Long> duplicatedExamples, List<String> misplaced, long ambiguous,
+                              boolean complete, long producerFailures, int generations, long assignments, long reads,
+                              long commitsOk, long commitsFailed, long consumerFailures, List<String> twoOwners) {
+    }
 
     /**
      * One strategy's table.
@@ -44,6 +66,26 @@ public record Report(long seed, Map<String, Integer> faults, long acked, long fa
             v.add("group: " + twoOwnersInOneGeneration.size() + " partitions processed by two members of one generation, first: "
                     + twoOwnersInOneGeneration.get(0));
         }
+        if (kafka != null) {
+            if (!kafka.complete()) {
+                v.add("kafka: the topic " + KafkaWorkload.TOPIC + " could not be read back to its end offsets");
+            }
+            if (kafka.lost() > 0) {
+                v.add("kafka: " + kafka.lost() + " acknowledged records lost (e.g. ids " + kafka.lostExamples() + ")");
+            }
+            if (kafka.duplicated() > 0) {
+                v.add("kafka: " + kafka.duplicated() + " records stored twice by an idempotent producer (e.g. ids "
+                        + kafka.duplicatedExamples() + ")");
+            }
+            if (!kafka.misplaced().isEmpty()) {
+                v.add("kafka: " + kafka.misplaced().size() + " acknowledged records not where they were acknowledged, first: "
+                        + kafka.misplaced().get(0));
+            }
+            if (!kafka.twoOwners().isEmpty()) {
+                v.add("kafka group: " + kafka.twoOwners().size() + " partitions owned by two members of one generation, first: "
+                        + kafka.twoOwners().get(0));
+            }
+        }
         return v;
     }
 
@@ -69,6 +111,17 @@ public record Report(long seed, Map<String, Integer> faults, long acked, long fa
                     .append(", two members in one generation ")
                     .append(generationsKnown ? Integer.toString(twoOwnersInOneGeneration.size()) : "not checkable (no generations reported)")
                     .append(", consumer failures ").append(consumerFailures).append('\n');
+        }
+        if (kafka != null) {
+            sb.append(String.format("  kafka        records acknowledged %d, failed on the client %d, read back %d (%s), distinct %d,"
+                            + " acknowledged lost %d, duplicated %d, misplaced %d, unacknowledged but stored %d, producers replaced %d%n",
+                    kafka.acked(), kafka.failed(), kafka.records(), kafka.complete() ? "to the end" : "INCOMPLETE",
+                    kafka.distinct(), kafka.lost(), kafka.duplicated(), kafka.misplaced().size(), kafka.ambiguous(),
+                    kafka.producerFailures()));
+            sb.append(String.format("  kafka group  generations %d, assignments %d, reads %d, commits ok %d / failed %d,"
+                            + " consumer failures %d, two members in one generation %d%n",
+                    kafka.generations(), kafka.assignments(), kafka.reads(), kafka.commitsOk(), kafka.commitsFailed(),
+                    kafka.consumerFailures(), kafka.twoOwners().size()));
         }
         if (healFailures > 0) {
             sb.append("  heal failures ").append(healFailures).append('\n');

@@ -99,7 +99,7 @@ public final class Soak {
         Files.createDirectories(runDir);
         // the rate is per producer in TortureConfig; it is set once the total is known
         TortureConfig base = new TortureConfig(seed, Duration.ofMinutes(minutes), Set.of("journal", "coalescing"),
-                EnumSet.noneOf(FaultKind.class), PRODUCERS, 1, MEMBERS, 4, 10_000, 5_000, Duration.ofMinutes(5), runDir, java.util.Map.of());
+                EnumSet.noneOf(FaultKind.class), PRODUCERS, 1, MEMBERS, 0, 4, 10_000, 5_000, Duration.ofMinutes(5), runDir, java.util.Map.of());
         out.println("[soak] " + minutes + " min, run dir " + runDir + ", load average " + loadAverage());
         try (History history = new History(runDir.resolve("history.jsonl"));
              Cluster cluster = new Cluster(base)) {

@@ -21,13 +21,14 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Collectors;
 
 /**
- * One run of the suite: start the cluster, run the workload while the nemesis injects faults, heal, stop
- * producing, let everything acknowledged land (bounded by {@link TortureConfig#settle()}), stop the members, and
- * check. The entry point of {@code scripts/torture.sh}:
+ * One run of the suite: start the cluster, run the workload (and the Kafka clients' {@link KafkaWorkload}) while the
+ * nemesis injects faults, heal, stop producing, let everything acknowledged land (bounded by
+ * {@link TortureConfig#settle()}), read the Kafka topic back, stop the members, and check. The entry point of {@code scripts/torture.sh}:
  *
  * <pre>
  * Torture --minutes N [--seconds N] [--seed S] [--strategies journal,coalescing,worker-pool] [--faults KIND,...]
- *         [--producers N] [--rate EVENTS_PER_S_PER_PRODUCER] [--members N] [--settle-seconds N] [--run-dir DIR]
+ *         [--producers N] [--rate EVENTS_PER_S_PER_PRODUCER] [--members N] [--kafka-members N] [--settle-seconds N]
+ *         [--run-dir DIR]
  * </pre>
  * Prints the seed first, then the report; exits 1 when a guarantee is violated. {@code --scenario late-inserts} and
  * {@code --scenario unauthenticated-flood} run issue 11's two reproductions instead (the same as
@@ -47,25 +48,44 @@ public final class Torture {
         out.println("[torture] seed " + config.seed() + ", " + config.duration().toSeconds() + " s of faults, strategies "
                 + config.strategies() + ", run dir " + config.runDir());
         try (History history = new History(config.runDir().resolve("history.jsonl"));
-             Cluster cluster = new Cluster(config)) {
+             Cluster cluster = new Cluster(config);
+             KafkaWorkload kafka = config.kafkaMembers() > 0 ? new KafkaWorkload(config, cluster.kafkaBootstrap(), history) : null) {
+            if (kafka != null) {
+                kafka.startMembers(); // their JVMs start while the broker does
+            }
             cluster.start();
             Workload workload = new Workload(config, cluster.bootstrap(), history);
-            try (workload; Nemesis nemesis = new Nemesis(config, cluster, workload, history)) {
+            KafkaWorkload.ReadBack kafkaTopic = null;
+            try (workload; Nemesis nemesis = new Nemesis(config, cluster, workload, kafka, history)) {
                 out.println("[torture] fault kinds: " + nemesis.kinds());
                 kinds.addAll(nemesis.kinds());
                 workload.start();
+                if (kafka != null) {
+                    kafka.startProducer();
+                    boolean formed = kafka.awaitGroupFormed(Duration.ofSeconds(60));
+                    out.println("[torture] Kafka group " + (formed ? "formed" : "not formed within 60 s") + "; faults begin");
+                }
                 nemesis.start();
                 nemesis.awaitEnd();
                 out.println("[torture] faults over " + nemesis.injected() + "; settling");
                 history.append("torture", "heal", "info", n -> cluster.heal().forEach(x -> n.withArray("restarted").add(x)));
                 workload.stopProducing();
+                if (kafka != null) {
+                    kafka.stopProducing();
+                }
                 history.flush();
                 Checker.Facts facts = Checker.read(history.file());
                 settle(config, cluster, workload, facts.acked, out);
+                if (kafka != null) {
+                    kafkaTopic = kafka.readBack(Duration.ofSeconds(60));
+                }
                 workload.stopConsuming();
+                if (kafka != null) {
+                    kafka.close(); // the members stop before the history is checked
+                }
             }
             history.flush();
-            Report report = Checker.check(config.seed(), history.file(), cluster.tables(), config.members());
+            Report report = Checker.check(config.seed(), history.file(), cluster.tables(), config.members(), kafkaTopic);
             String text = report.format() + "processes that exited before they were ready (started again): "
                     + cluster.failedStarts() + "\n";
             out.print(text);
@@ -126,6 +146,7 @@ public final class Torture {
         Integer producers = null;
         Integer rate = null;
         Integer members = null;
+        Integer kafkaMembers = null;
         Path runDir = null;
         Duration settle = null;
         for (int i = 0; i < args.length; i++) {
@@ -133,7 +154,7 @@ public final class Torture {
             if (a.equals("--help") || a.equals("-h")) {
                 System.out.println("usage: torture.sh --minutes N [--seconds N] [--seed S] [--strategies "
                         + String.join(",", TortureConfig.STRATEGIES) + "] [--faults " + Arrays.toString(FaultKind.values())
-                        + "] [--producers N] [--rate N] [--members N] [--settle-seconds N] [--run-dir DIR]\n       torture.sh --scenario late-inserts|unauthenticated-flood");
+                        + "] [--producers N] [--rate N] [--members N] [--kafka-members N] [--settle-seconds N] [--run-dir DIR]\n       torture.sh --scenario late-inserts|unauthenticated-flood");
                 return;
             }
             if (i + 1 >= args.length) {
@@ -171,6 +192,7 @@ public final class Torture {
                 case "--producers" -> producers = Integer.parseInt(v);
                 case "--rate" -> rate = Integer.parseInt(v);
                 case "--members" -> members = Integer.parseInt(v);
+                case "--kafka-members" -> kafkaMembers = Integer.parseInt(v);
                 case "--run-dir" -> runDir = Path.of(v);
                 case "--settle-seconds" -> settle = Duration.ofSeconds(Long.parseLong(v));
                 default -> {
@@ -187,7 +209,8 @@ public final class Torture {
             base = base.withSettle(settle);
         }
         TortureConfig config = base.withLoad(producers == null ? base.producers() : producers,
-                rate == null ? base.eventsPerSecond() : rate, members == null ? base.members() : members);
+                rate == null ? base.eventsPerSecond() : rate, members == null ? base.members() : members)
+                .withKafkaMembers(kafkaMembers == null ? base.kafkaMembers() : kafkaMembers);
         Report report = run(config, System.out);
         System.out.println("[torture] replay: scripts/torture.sh --seconds " + duration.toSeconds() + " --seed " + seed
                 + " --strategies " + String.join(",", config.strategies()));

@@ -27,7 +27,7 @@ class BrokenGuaranteeTest {
         TortureConfig config = TortureConfig.of(20261125L, Duration.ofSeconds(20), dir.resolve("run"))
                 .withStrategies(Set.of("journal"))
                 .withFaults(EnumSet.of(FaultKind.CLICKHOUSE_LATE_REQUESTS, FaultKind.CLICKHOUSE_LOST_RESPONSES))
-                .withLoad(2, 100, 0).withSettle(Duration.ofSeconds(60))
+                .withLoad(2, 100, 0).withKafkaMembers(0).withSettle(Duration.ofSeconds(60))
                 .withIngestEnv(Map.of("JAVA_TOOL_OPTIONS", "-Dsluice.test.breakIdempotentFilter=true"));
         Report report = Torture.run(config, System.out);
         System.out.println("[reliability] fault suite with the idempotent filter switched off on purpose\n" + report.format());

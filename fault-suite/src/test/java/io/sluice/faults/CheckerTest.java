@@ -111,4 +111,93 @@ class CheckerTest {
         assertThat(r.violations()).singleElement().asString().startsWith("journal: 1 duplicated rows");
         assertThat(r.format()).contains("coalescing").contains("duplicated 1");
     }
+    private static void kafkaSend(History h, long id, boolean ok, int partition, long offset) {
+        h.append("kafka-producer", "kafka-send", ok ? "ok" : "fail", n -> n.put("id", id).put("partition", partition).put("offset", offset));
+    }
+
+    private static void kafkaAssign(History h, String member, int gen, int... partitions) {
+        h.append("kafka-member-0", "kafka-assign", "ok", n -> {
+            n.put("gen", gen).put("member", member);
+            for (int p : partitions) {
+                n.withArray("partitions").add(p);
+            }
+        });
+    }
+
+    private static KafkaWorkload.ReadBack topic(Object... idsAndPositions) {
+        java.util.Map<Long, List<String>> positions = new java.util.HashMap<>();
+        long records = 0;
+        for (int i = 0; i < idsAndPositions.length; i += 2) {
+            positions.computeIfAbsent(((Number) idsAndPositions[i]).longValue(), k -> new java.util.ArrayList<>())
+                    .add((String) idsAndPositions[i + 1]);
+            records++;
+        }
+        return new KafkaWorkload.ReadBack(positions, records, true);
+    }
+
+    @Test
+    void kafkaRecordsAcknowledgedWhereTheyAreReadBackOnceAndAGroupWithOneOwnerPerGenerationPass() {
+        Checker.Facts f = facts(h -> {
+            kafkaSend(h, 0, true, 0, 0);
+            kafkaSend(h, 1, true, 1, 0);
+            kafkaSend(h, 2, false, 0, -1);
+            kafkaAssign(h, "a-1", 1, 0, 1);
+            kafkaAssign(h, "a-1", 2, 0);
+            kafkaAssign(h, "b-1", 2, 1);
+        });
+        Report r = Checker.report(1, f, List.of(), 0, topic(0L, "0@0", 1L, "1@0", 2L, "0@1"));
+        assertThat(r.violations()).isEmpty();
+        assertThat(r.kafka().acked()).isEqualTo(2);
+        assertThat(r.kafka().ambiguous()).as("failed on the client, stored anyway: allowed once").isEqualTo(1);
+        assertThat(r.kafka().generations()).isEqualTo(2);
+        assertThat(r.format()).contains("kafka        records acknowledged 2");
+    }
+
+    @Test
+    void anAcknowledgedKafkaRecordMissingFromTheTopicIsLost() {
+        Checker.Facts f = facts(h -> {
+            kafkaSend(h, 0, true, 0, 0);
+            kafkaSend(h, 1, true, 0, 1);
+        });
+        Report r = Checker.report(1, f, List.of(), 0, topic(0L, "0@0"));
+        assertThat(r.violations()).singleElement().asString().isEqualTo("kafka: 1 acknowledged records lost (e.g. ids [1])");
+    }
+
+    @Test
+    void aKafkaRecordStoredTwiceIsADuplicateEvenIfItsSendFailedOnTheClient() {
+        Checker.Facts f = facts(h -> {
+            kafkaSend(h, 0, true, 0, 0);
+            kafkaSend(h, 1, false, 0, -1);
+        });
+        Report r = Checker.report(1, f, List.of(), 0, topic(0L, "0@0", 1L, "0@1", 1L, "0@2"));
+        assertThat(r.violations()).singleElement().asString().startsWith("kafka: 1 records stored twice").contains("[1]");
+    }
+
+    @Test
+    void aKafkaRecordReadBackElsewhereThanItsAcknowledgedOffsetIsMisplaced() {
+        Checker.Facts f = facts(h -> kafkaSend(h, 0, true, 0, 5));
+        Report r = Checker.report(1, f, List.of(), 0, topic(0L, "0@6"));
+        assertThat(r.violations()).singleElement().asString().contains("id 0 acknowledged at 0@5, read at [0@6]");
+    }
+
+    @Test
+    void twoKafkaMembersOwningOnePartitionInOneGenerationAreFound() {
+        Checker.Facts f = facts(h -> {
+            kafkaAssign(h, "a-1", 3, 0, 1);
+            kafkaAssign(h, "b-1", 4, 0, 1); // the zombie's successor in the next generation: fine
+            h.append("kafka-member-1", "kafka-read", "ok", n -> n.put("gen", 4).put("member", "c-1").put("partition", 1)
+                    .put("first", 0).put("last", 9)); // a read of partition 1 by another member in generation 4: not fine
+        });
+        Report r = Checker.report(1, f, List.of(), 0, topic());
+        assertThat(r.kafka().twoOwners()).singleElement().asString().isEqualTo("generation 4, partition 1 owned by [b-1, c-1]");
+        assertThat(r.passed()).isFalse();
+    }
+
+    @Test
+    void aTopicNotReadBackToItsEndFailsTheRun() {
+        Checker.Facts f = facts(h -> kafkaSend(h, 0, true, 0, 0));
+        Report r = Checker.report(1, f, List.of(), 0,
+                new KafkaWorkload.ReadBack(java.util.Map.of(0L, List.of("0@0")), 1, false));
+        assertThat(r.violations()).singleElement().asString().contains("could not be read back");
+    }
 }

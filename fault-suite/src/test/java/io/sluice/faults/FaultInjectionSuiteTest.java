@@ -20,7 +20,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * machine can inject once in a seeded order, then seeded random faults until 30 s are over, against
  * {@code sluice broker}, {@code sluice ingest}, ClickHouse and Redis while producers and a group work, then
  * the checker's verdict (acknowledged events lost, duplicates where exactly-once is stated, commits going
- * backwards, two members of one generation). One fixed seed, plus {@code -Dsluice.faults.seed=S} to replay a seed
+ * backwards, two members of one generation). Kafka clients work beside Sluice's own, through the broker's Kafka
+ * listener: an idempotent {@code KafkaProducer} with Kafka's defaults across the broker's SIGKILLs and SIGSTOPs
+ * (every acknowledged record read back once, at its acknowledged offset; none stored twice) and a group of two
+ * {@code KafkaConsumer}s in their own JVMs, one SIGSTOPped past its session (no partition owned by two members of
+ * one generation). One fixed seed, plus {@code -Dsluice.faults.seed=S} to replay a seed
  * (or a random one, printed, when none is given). The long run is {@code scripts/torture.sh}.
  */
 @ExtendWith(ServicesExtension.class)
@@ -35,11 +39,12 @@ class FaultInjectionSuiteTest {
 
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("seeds")
-    void noAcknowledgedEventIsLostNoRowDuplicatedWhereExactlyOnceIsStatedAndNoCommitGoesBackwardsUnderSeededFaults(
+    void noAcknowledgedEventIsLostNoRowDuplicatedWhereExactlyOnceIsStatedNoCommitGoesBackwardsAndNoKafkaRecordIsStoredTwiceUnderSeededFaults(
             long seed, ClickHouseServer clickHouse) throws Exception {
         Path dir = Path.of("target", "torture", "seed-" + seed + "-" + System.currentTimeMillis()).toAbsolutePath();
         TortureConfig config = TortureConfig.of(seed, Duration.ofSeconds(Long.getLong("sluice.faults.seconds", 30)), dir.resolve("run"))
                 .withLoad(2, 100, 2)
+                .withKafkaMembers(2)
                 // usually settled in seconds; after a 319 that left a part unregistered in ZooKeeper, the replicated
                 // pipeline waits until ClickHouse 18.16 removes that part (about 5 minutes) before sending it again
                 .withSettle(Duration.ofSeconds(420));
@@ -48,9 +53,14 @@ class FaultInjectionSuiteTest {
         System.out.println("[reliability] fault suite, seed " + seed + " (replay: -Dsluice.faults.seed=" + seed + ")\n" + report.format());
         assertThat(report.acked()).as("events acknowledged under faults").isPositive();
         assertThat(kinds).as("fault kinds this machine can inject").contains(FaultKind.CLICKHOUSE_LATE_REQUESTS,
-                FaultKind.CLICKHOUSE_LOST_RESPONSES, FaultKind.BROKER_KILL, FaultKind.INGEST_PAUSE, FaultKind.MEMBER_PAUSE);
+                FaultKind.CLICKHOUSE_LOST_RESPONSES, FaultKind.BROKER_KILL, FaultKind.BROKER_PAUSE, FaultKind.INGEST_PAUSE, FaultKind.MEMBER_PAUSE,
+                FaultKind.KAFKA_MEMBER_PAUSE);
         assertThat(report.faults().keySet()).as("every kind injected at least once")
                 .containsAll(kinds.stream().map(Enum::name).toList());
+        assertThat(report.kafka()).as("Kafka clients in the run").isNotNull();
+        assertThat(report.kafka().acked()).as("records the idempotent KafkaProducer had acknowledged under faults").isPositive();
+        // two members joining (one or two generations), then at least the paused member's expiry: a third
+        assertThat(report.kafka().generations()).as("generations the Kafka group was assigned partitions in").isGreaterThanOrEqualTo(3);
         assertThat(report.violations()).as("violations, seed " + seed + "; history in " + dir).isEmpty();
     }
 }

@@ -176,4 +176,18 @@ class RecordBatchCheckerTest {
                 .isInstanceOf(SluiceException.RecordTooLargeException.class)
                 .hasMessageContaining("record 1 of 1035 bytes exceeds maxEventSize=1034");
     }
+    @Test
+    void theCheckerForAFrontThatVerifiedTheCrcSkipsOnlyTheCrc() {
+        byte[] flipped = write(records(0, 2));
+        flipped[RecordBatch.PRODUCER_ID_OFFSET + 7] ^= 1; // inside the CRC's range: CRC now wrong, framing and rules sound
+        assertThatThrownBy(() -> RecordBatchChecker.forIdempotentProducers().checkProduced(ByteBuffer.wrap(flipped), 0,
+                flipped.length, MAX_EVENT_SIZE)).isInstanceOf(MalformedBatchException.class).hasMessageContaining("CRC32C mismatch");
+        assertThat(RecordBatchChecker.forIdempotentProducersWithVerifiedCrc().checkProduced(ByteBuffer.wrap(flipped), 0,
+                flipped.length, MAX_EVENT_SIZE).recordCount()).as("the CRC is the caller's: not computed again").isEqualTo(2);
+
+        byte[] shortened = write(records(0, 2));
+        ByteBuffer.wrap(shortened).putInt(RecordBatch.BATCH_LENGTH_OFFSET, shortened.length); // claims 12 bytes more than there are
+        assertThatThrownBy(() -> RecordBatchChecker.forIdempotentProducersWithVerifiedCrc().checkProduced(
+                ByteBuffer.wrap(shortened), 0, shortened.length, MAX_EVENT_SIZE)).isInstanceOf(MalformedBatchException.class);
+    }
 }

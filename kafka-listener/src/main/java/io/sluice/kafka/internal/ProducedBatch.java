@@ -46,9 +46,13 @@ import java.util.List;
 record ProducedBatch(CheckedBatch checked, long producerId, short producerEpoch, int baseSequence, boolean rebuilt) {
     /**
      * Sluice's one check of a producer's batch (record-batch's {@link RecordBatchChecker}, the rules the binary port
-     * applies too), with an idempotent producer's id, epoch and sequence allowed. One per thread: it keeps a reader.
+     * applies too), with an idempotent producer's id, epoch and sequence allowed. It does not compute the CRC32C:
+     * {@link #checkBatch} has just verified it with kafka-clients' {@code ensureValid()} (needed anyway before a
+     * compressed batch is decompressed, and answered as CORRUPT_MESSAGE), and a rebuilt batch gets its CRC from
+     * {@link MemoryRecordsBuilder}; so each produced batch's CRC is computed once. One per thread: it keeps a reader.
      */
-    private static final ThreadLocal<RecordBatchChecker> CHECKER = ThreadLocal.withInitial(RecordBatchChecker::forIdempotentProducers);
+    private static final ThreadLocal<RecordBatchChecker> CHECKER =
+            ThreadLocal.withInitial(RecordBatchChecker::forIdempotentProducersWithVerifiedCrc);
 
     int recordCount() {
         return checked.recordCount();
@@ -111,7 +115,7 @@ record ProducedBatch(CheckedBatch checked, long producerId, short producerEpoch,
         if (batch.magic() > RecordBatch.MAGIC_VALUE_V2) {
             throw new CorruptRecordException("unknown magic " + batch.magic());
         }
-        batch.ensureValid(); // size and CRC32C
+        batch.ensureValid(); // size and CRC32C: the one CRC computation of the batch (CorruptRecordException: CORRUPT_MESSAGE)
         if (batch.isControlBatch()) {
             throw new InvalidRecordException("control batches are not accepted: Sluice does not support transactions");
         }

@@ -78,4 +78,19 @@ class ProducedBatchTest {
         assertThatThrownBy(() -> ProducedBatch.check(MemoryRecords.readableRecords(bad), 1 << 20))
                 .isInstanceOf(InvalidRecordException.class).hasMessageContaining("runs past the end");
     }
+    @Test
+    void aBatchWhoseCrcDoesNotMatchIsCorruptCompressedOrNot() {
+        for (Compression compression : List.of(Compression.NONE, Compression.gzip().build())) {
+            MemoryRecordsBuilder b = builder(compression);
+            b.appendWithOffset(0, 1L, "k".getBytes(), "v0".getBytes());
+            b.appendWithOffset(1, 2L, "k".getBytes(), "v1".getBytes());
+            ByteBuffer sent = b.build().buffer();
+            ByteBuffer flipped = ByteBuffer.allocate(sent.remaining()).put(sent.duplicate());
+            flipped.put(flipped.limit() - 1, (byte) (flipped.get(flipped.limit() - 1) ^ 1)); // last byte, inside the CRC's range
+            flipped.rewind();
+            // kafka-clients' ensureValid() is the one CRC computation of a produced batch: CORRUPT_MESSAGE
+            assertThatThrownBy(() -> ProducedBatch.check(MemoryRecords.readableRecords(flipped), 1 << 20))
+                    .as(compression.type().name).isInstanceOf(CorruptRecordException.class).hasMessageContaining("crc");
+        }
+    }
 }
