@@ -43,6 +43,31 @@ public final class Torture {
         return run(config, out, new ArrayList<>());
     }
 
+    /**
+     * For the post-mortem of a broken exactly-once promise: every row of an id stored twice in a table with offset
+     * columns, with the part holding it ({@code duplicates-<strategy>.tsv} in the run directory: id, partition,
+     * offset, part; the part's name carries its block number, so the order in which the copies landed).
+     */
+    private static void writeDuplicates(TortureConfig config, Cluster cluster, PrintStream out) {
+        for (Cluster.Table t : cluster.tables()) {
+            if (!t.exactlyOnce() || !t.name().endsWith(".replicated")) {
+                continue;
+            }
+            try {
+                List<String> rows = t.server().queryLines("SELECT id, _sluice_partition, _sluice_offset, _part FROM " + t.name()
+                        + " WHERE id IN (SELECT id FROM " + t.name() + " GROUP BY id HAVING count() > 1)"
+                        + " ORDER BY _sluice_partition, _sluice_offset, _part FORMAT TabSeparated");
+                if (!rows.isEmpty()) {
+                    Path file = config.runDir().resolve("duplicates-" + t.strategy() + ".tsv");
+                    Files.write(file, rows, StandardCharsets.UTF_8);
+                    out.println("[torture] " + rows.size() + " rows of duplicated ids in " + t.name() + ": " + file);
+                }
+            } catch (IOException | RuntimeException e) {
+                out.println("[torture] could not list the duplicated rows of " + t.name() + ": " + e);
+            }
+        }
+    }
+
     /** As {@link #run(TortureConfig, PrintStream)}, adding to {@code kinds} the fault kinds the run could inject. */
     public static Report run(TortureConfig config, PrintStream out, List<FaultKind> kinds) throws InterruptedException {
         out.println("[torture] seed " + config.seed() + ", " + config.duration().toSeconds() + " s of faults, strategies "
@@ -86,6 +111,7 @@ public final class Torture {
             }
             history.flush();
             Report report = Checker.check(config.seed(), history.file(), cluster.tables(), config.members(), kafkaTopic);
+            writeDuplicates(config, cluster, out);
             String text = report.format() + "processes that exited before they were ready (started again): "
                     + cluster.failedStarts() + "\n";
             out.print(text);

@@ -81,6 +81,7 @@ public final class IngestEngine<B> implements AutoCloseable {
         final TopicPartition partition;
         B open;
         long openFrom = -1;
+        /** The next offset to take: every offset below it since the partition was assigned is in a batch or skipped as landed. */
         long openTo = -1;
         long openedNanos;
         final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
@@ -236,6 +237,7 @@ public final class IngestEngine<B> implements AutoCloseable {
                     backoff.reset();
                 }
                 Set<TopicPartition> blocked = new HashSet<>();
+                Set<TopicPartition> rewound = null;
                 // A poll returns runs of records of one partition: look its state up once per run, not per record.
                 PartitionState ps = null;
                 boolean skip = true;
@@ -247,9 +249,26 @@ public final class IngestEngine<B> implements AutoCloseable {
                         runTopic = r.topic();
                         runPartition = r.partition();
                         ps = partitions.get(tp);
-                        skip = ps == null || blocked.contains(tp);
+                        skip = ps == null || blocked.contains(tp) || (rewound != null && rewound.contains(tp));
                     }
                     if (skip) {
+                        continue;
+                    }
+                    if (r.offset() < ps.openTo) {
+                        // Already taken: the consumer went back to the committed offset under us (its session expired
+                        // while this thread was busy, or a rebalance gave it the same partitions again, all within one
+                        // poll, so the assignment looks unchanged). Taking these records again would insert rows still in
+                        // flight a second time, cut into other batches (no block deduplication, no query-id exclusion):
+                        // read on from where this partition's batches end instead.
+                        LOG.info("ingest {}: the consumer went back to offset {} of {} (its group membership was renewed) while"
+                                + " offsets up to {} are already taken; reading on from {}", config.name(), r.offset(), ps.partition,
+                                ps.openTo - 1, ps.openTo);
+                        consumer.seek(ps.partition, ps.openTo);
+                        if (rewound == null) {
+                            rewound = new HashSet<>();
+                        }
+                        rewound.add(ps.partition);
+                        skip = true;
                         continue;
                     }
                     if (ps.open != null && r.offset() != ps.openTo) {

@@ -163,6 +163,29 @@ class IngestEngineTest {
     }
 
     @Test
+    void recordsTheConsumerReadsAgainAfterRejoiningWithTheSamePartitionsAreTakenOnce() {
+        MemoryTopic topic = new MemoryTopic("t", 1).append(0, 15);
+        RecordingSink sink = new RecordingSink().gated();
+        topic.history = sink;
+        engine = new IngestEngine<>(config().batchRows(10).lingerMs(60_000).maxInFlight(4).build(), sink, topic::consumer,
+                Supervision.MissingTopic.FAIL);
+        Await.until("the first batch in flight", WAIT, () -> sink.started().contains("t-0[0,10)"));
+        int polls = topic.polls.get();
+        Await.until("offsets 10..14 taken into the open batch", WAIT, () -> topic.polls.get() >= polls + 3);
+        // its session expired (or a rebalance gave it the same partition): the consumer is back at the committed offset
+        topic.rejoin = true;
+        topic.append(0, 15);
+        Await.until("the consumer went back", WAIT, () -> !topic.rejoin);
+        sink.releaseAll();
+        Await.until(() -> "everything committed; history " + sink.history, WAIT, () -> topic.committed(0) == 30);
+        List<Long> rows = new ArrayList<>();
+        sink.landed().forEach(b -> rows.addAll(sink.rowsOf(b)));
+        rows.sort(null);
+        assertThat(rows).as("every offset once; batches " + sink.landed()).isEqualTo(range(0, 30));
+        checkCommitsFollowLandedPrefixes(sink, topic);
+    }
+
+    @Test
     void aRecordTheSinkRefusesIsReadAgainLater() {
         MemoryTopic topic = new MemoryTopic("t", 1).append(0, 10);
         RecordingSink sink = new RecordingSink().refusingOnce(5);
@@ -407,6 +430,8 @@ class IngestEngineTest {
         final AtomicInteger seeks = new AtomicInteger();
         final AtomicInteger subscribes = new AtomicInteger();
         volatile boolean exists = true;
+        /** Set: the next poll first moves every position back to the committed offset, as a consumer that joined again. */
+        volatile boolean rejoin;
         /** Where commits are recorded beside what landed (for the history checks), or null. */
         volatile RecordingSink history;
 
@@ -502,6 +527,10 @@ class IngestEngineTest {
         @Override
         public List<ConsumerRecord> poll(Duration timeout) {
             topic.polls.incrementAndGet();
+            if (topic.rejoin) {
+                positions.replaceAll((tp, o) -> Math.max(0, topic.committed(tp.partition())));
+                topic.rejoin = false;
+            }
             List<ConsumerRecord> out = new ArrayList<>();
             for (Map.Entry<TopicPartition, Long> e : positions.entrySet()) {
                 List<byte[]> events = topic.partitions.get(e.getKey().partition());
