@@ -6,8 +6,8 @@
 #     test scope of ingest-pipeline; kafka_2.13 and kafka-tools in the benchmark-only kafka-peer module);
 #  2. runs the whole build with every test: ./mvnw -B verify
 #  3. runs the 3-minute soak (scripts/soak.sh --minutes 3: broker, producers, a group, HTTP producers and two ingest
-#     pipelines under Netty's paranoid leak detection); it fails the run on a lost or duplicated event or a LEAK
-#     report, never on a figure (SLUICE_SKIP_SOAK=1 leaves it out; SLUICE_SOAK_MINUTES=N changes its length);
+#     pipelines under Netty's paranoid leak detection); it fails the run on a lost event, a duplicated row where
+#     exactly-once is stated, or a LEAK report, never on a figure (SLUICE_SKIP_SOAK=1 leaves it out; SLUICE_SOAK_MINUTES=N changes its length);
 #  4. runs the benchmarks in --quick mode so they keep compiling and running (figures are not checked).
 # Tests that need ClickHouse or Redis start private server processes on free loopback ports in temporary
 # directories and stop them afterwards. Set SLUICE_CLICKHOUSE_URL / SLUICE_REDIS_URL to use existing servers.
