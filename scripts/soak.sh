@@ -5,7 +5,8 @@
 # full GC, direct memory (NMT "Other"), threads and open fds of the broker and the ingest process, and produce and
 # end-to-end latency percentiles, in soak.csv; at the end soak.svg, the checker's counts (acknowledged, lost,
 # duplicated) and a search of every log for Netty LEAK reports (leak detection paranoid). Exits 1 on a loss, a
-# duplicate or a leak; 2 on bad arguments.
+# duplicate where exactly-once is stated (journal; coalescing is at-least-once, its duplicates are reported) or a leak;
+# 2 on bad arguments.
 #
 #   scripts/soak.sh --minutes 60 --share 0.05
 #   scripts/soak.sh --minutes 3 --rate 300

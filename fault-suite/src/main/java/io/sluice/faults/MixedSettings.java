@@ -3,6 +3,8 @@ package io.sluice.faults;
 import io.sluice.core.Acks;
 import io.sluice.core.ProducerConfig;
 import io.sluice.core.ProducerRecord;
+import io.sluice.core.GroupStatus;
+import io.sluice.net.client.RemoteAdmin;
 import io.sluice.net.client.RemoteProducer;
 import io.sluice.testkit.Await;
 import io.sluice.testkit.FaultProxy;
@@ -28,14 +30,18 @@ import java.util.concurrent.locks.LockSupport;
 public final class MixedSettings {
     /** Figures of one run. */
     public record Result(long acked, long rows, long distinct, long lost, long duplicated, long delayedInserts,
-                         long bRowsBeforeResume) {
+                         long bRowsBeforeResume, int partitionsOfBWhilePaused) {
         @Override
         public String toString() {
             return "acknowledged " + acked + ", rows " + rows + ", distinct ids " + distinct + ", lost " + lost
                     + ", duplicated " + duplicated + ", INSERTs delivered late: " + delayedInserts
+                    + ", partitions member B owned while A was paused: " + partitionsOfBWhilePaused
                     + ", rows in the table when the paused member resumed: " + bRowsBeforeResume;
         }
     }
+
+    /** The group of both members (the cluster's offset-range ingest, A, and B). */
+    static final String GROUP = "ingest-journal";
 
     private MixedSettings() {
     }
@@ -59,10 +65,11 @@ public final class MixedSettings {
             });
             cluster.start(); // member A: batch.rows 500, linger.ms 50, batch.bytes default (16 MiB)
             String table = cluster.tables().get(0).name();
+            int partitionsOfB;
             try (Node b = new Node("ingest-b", runDir, "256m", Map.of(), "sluice ingest: IngestConfig[",
                     "ingest", "--bootstrap", cluster.bootstrap(), "--topic", Cluster.TOPIC, "--clickhouse", cluster.clickHouseProxy().url(),
                     "--table", table, "--strategy", "offset-range", "--batch-rows", "777", "--linger-ms", "7",
-                    "--group", "ingest-journal", "--metrics-interval-s", "0",
+                    "--group", GROUP, "--metrics-interval-s", "0",
                     "--set", "batch.bytes=4096", "--set", "max.in.flight=3",
                     "--set", "insert.timeout.ms=" + insertTimeout, "--set", "retry.max.ms=2000")) {
                 BitSet acked = new BitSet();
@@ -71,12 +78,27 @@ public final class MixedSettings {
                 producer.start();
                 Await.until("member A landed rows", Duration.ofSeconds(60), () -> rows(cluster, table) > 0);
                 b.start(3);
-                Await.until("an INSERT held late by the proxy", Duration.ofSeconds(60), () -> cluster.clickHouseProxy().delayedPending() > 0);
-                cluster.ingest().pause(); // past its 10 s session: its partitions go to B, its late INSERTs still arrive
-                long pausedAt = System.nanoTime();
+                Set<String> both;
+                try (RemoteAdmin admin = new RemoteAdmin(cluster.bootstrap())) {
+                    // both members own partitions before A stops: B's own batches (cut its way) run beside A's
+                    Await.until("both members own partitions", Duration.ofSeconds(60), () -> {
+                        GroupStatus g = admin.describeGroup(GROUP);
+                        return g.members().size() == 2 && g.members().values().stream().noneMatch(Set::isEmpty);
+                    });
+                    both = admin.describeGroup(GROUP).members().keySet();
+                    Await.until("an INSERT held late by the proxy", Duration.ofSeconds(60), () -> cluster.clickHouseProxy().delayedPending() > 0);
+                    cluster.ingest().pause(); // past its 10 s session: its partitions go to B, its late INSERTs still arrive
+                    // the takeover itself, seen at the coordinator (not a wait for the session's length): one member
+                    // left, one of the two, owning every partition; then rows that B landed after it
+                    Await.until("member B owns every partition", Duration.ofSeconds(90), () -> {
+                        GroupStatus g = admin.describeGroup(GROUP);
+                        return g.members().size() == 1 && both.containsAll(g.members().keySet())
+                                && g.members().values().iterator().next().size() == config.partitions();
+                    });
+                    partitionsOfB = admin.describeGroup(GROUP).members().values().iterator().next().size();
+                }
                 long before = rows(cluster, table);
-                Await.until("member B took A's partitions over and landed rows", Duration.ofSeconds(90),
-                        () -> System.nanoTime() - pausedAt > TimeUnit.SECONDS.toNanos(14) && rows(cluster, table) > before);
+                Await.until("member B landed rows after the takeover", Duration.ofSeconds(90), () -> rows(cluster, table) > before);
                 long atResume = rows(cluster, table);
                 cluster.ingest().resume(); // a zombie: its batches in flight still retry until it learns it was revoked
                 producer.join();
@@ -93,7 +115,7 @@ public final class MixedSettings {
                 BitSet lost = (BitSet) ackedNow.clone();
                 lost.andNot(present);
                 return new Result(ackedNow.cardinality(), rows, present.cardinality(), lost.cardinality(),
-                        rows - present.cardinality(), delayed.get(), atResume);
+                        rows - present.cardinality(), delayed.get(), atResume, partitionsOfB);
             }
         }
     }

@@ -43,8 +43,8 @@ import java.util.concurrent.locks.LockSupport;
  * </pre>
  * {@code --share} first measures capacity (10 s of binary producers without pacing, every event recorded and
  * checked like the rest) and then holds that fraction of it; {@code --rate} gives the total rate directly. One fifth
- * of the rate goes through HTTP. Exits 1 when an acknowledged event is lost, a row is duplicated, or a leak is
- * reported.
+ * of the rate goes through HTTP. Exits 1 when an acknowledged event is lost, a row is duplicated where exactly-once
+ * is stated (journal), or a leak is reported.
  */
 public final class Soak {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -94,7 +94,10 @@ public final class Soak {
         System.exit(passed ? 0 : 1);
     }
 
-    /** Runs the soak; true when nothing acknowledged was lost, nothing duplicated, and no leak was reported. */
+    /**
+     * Runs the soak; true when nothing acknowledged was lost, nothing duplicated where exactly-once is stated, and no
+     * leak was reported.
+     */
     public static boolean run(Path runDir, long minutes, int givenRate, double share, long seed, PrintStream out) throws Exception {
         Files.createDirectories(runDir);
         // the rate is per producer in TortureConfig; it is set once the total is known
@@ -167,7 +170,10 @@ public final class Soak {
                     + http.failures() + "\ncsv " + csv + ", plot " + runDir.resolve("soak.svg") + "\n";
             out.print(text);
             Files.writeString(runDir.resolve("report.txt"), text, StandardCharsets.UTF_8);
-            boolean clean = report.tables().stream().allMatch(t -> t.lost() == 0 && t.duplicated() == 0);
+            // duplicates fail the soak where exactly-once is stated (journal); coalescing is at-least-once by design:
+            // an INSERT that outlives insert.timeout.ms on a slow machine is retried and its rows may land twice, which
+            // is reported above but is a figure of the machine's speed, not a broken guarantee
+            boolean clean = report.tables().stream().allMatch(t -> t.lost() == 0 && (!t.exactlyOnce() || t.duplicated() == 0));
             return report.passed() && clean && leaks.isEmpty() && report.acked() > 0;
         }
     }

@@ -13,7 +13,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Issue 24: the offset-range strategy's exclusion does not depend on configuration. Two {@code sluice ingest}
  * members of one group on one table, one with {@code batch.rows=500, linger.ms=50}, the other with
  * {@code batch.rows=777, batch.bytes=4096, linger.ms=7}, every third INSERT delivered after its client timed out,
- * and the first member SIGSTOPped past its session and resumed as a zombie: every acknowledged event lands once.
+ * and the first member SIGSTOPped past its session (until the coordinator shows the other member owning all four
+ * partitions) and resumed as a zombie: every acknowledged event lands once.
  */
 @ExtendWith(ServicesExtension.class)
 class MixedBatchSettingsTest {
@@ -23,6 +24,7 @@ class MixedBatchSettingsTest {
         MixedSettings.Result r = MixedSettings.run(dir, 400, 45);
         System.out.println("[reliability] two members with different batch settings: " + r);
         assertThat(r.delayedInserts()).as("INSERTs the proxy delivered late").isPositive();
+        assertThat(r.partitionsOfBWhilePaused()).as("partitions the coordinator gave B while A was paused").isEqualTo(4);
         assertThat(r.acked()).as("acknowledged events").isPositive();
         assertThat(r.lost()).as("acknowledged events missing (" + r + ")").isZero();
         assertThat(r.duplicated()).as("duplicated rows (" + r + ")").isZero();

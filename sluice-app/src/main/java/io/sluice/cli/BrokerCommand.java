@@ -167,14 +167,8 @@ final class BrokerCommand extends SubCommand {
             broker.close();
             return SluiceCli.FAILED;
         }
-        out.println("sluice broker: binary protocol on " + server.localAddress().getHostString() + ":" + server.port()
-                + " (" + server.transport() + "), data in " + brokerConfig.dataDir().toAbsolutePath());
-        if (kafkaListener != null) {
-            out.println("sluice broker: Kafka protocol on " + kafkaListener.localAddress().getHostString() + ":"
-                    + kafkaListener.port() + " (advertised as " + kafkaListener.advertisedAddress() + ", cluster id "
-                    + kafkaListener.clusterId() + ")");
-        }
-        out.flush();
+        // stoppable before it says it serves: a SIGTERM right after the port line (a supervisor, a test) found no hook
+        // yet, so the broker was not closed and addShutdownHook failed with "Shutdown in progress" on stderr
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
                 server.close();
@@ -190,6 +184,14 @@ final class BrokerCommand extends SubCommand {
                 stopped.countDown();
             }
         }, "sluice-broker-shutdown"));
+        out.println("sluice broker: binary protocol on " + server.localAddress().getHostString() + ":" + server.port()
+                + " (" + server.transport() + "), data in " + brokerConfig.dataDir().toAbsolutePath());
+        if (kafkaListener != null) {
+            out.println("sluice broker: Kafka protocol on " + kafkaListener.localAddress().getHostString() + ":"
+                    + kafkaListener.port() + " (advertised as " + kafkaListener.advertisedAddress() + ", cluster id "
+                    + kafkaListener.clusterId() + ")");
+        }
+        out.flush();
         try {
             stopped.await();
         } catch (InterruptedException e) {

@@ -1,6 +1,7 @@
 package io.sluice.net.server;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.sluice.core.Acks;
@@ -94,15 +95,24 @@ class RequestHandlerTest {
         }
     }
 
+    /**
+     * The responses written so far. Each written buffer is released here (the handler allocated it from the channel's
+     * allocator, and the test is its last reader); a response's body is a heap copy the test may read at leisure.
+     */
     private static List<Response> responses(EmbeddedChannel ch) {
         ch.runPendingTasks();
         List<Response> out = new ArrayList<>();
         ByteBuf b;
         while ((b = ch.readOutbound()) != null) {
-            while (b.readableBytes() >= 4) {
-                int length = b.readInt();
-                ByteBuf frame = b.readSlice(length);
-                out.add(new Response(frame.readInt(), Code.of(frame.readShort()), frame));
+            try {
+                while (b.readableBytes() >= 4) {
+                    int length = b.readInt();
+                    ByteBuf frame = Unpooled.wrappedBuffer(ByteBufUtil.getBytes(b, b.readerIndex(), length));
+                    b.skipBytes(length);
+                    out.add(new Response(frame.readInt(), Code.of(frame.readShort()), frame));
+                }
+            } finally {
+                b.release();
             }
         }
         return out;

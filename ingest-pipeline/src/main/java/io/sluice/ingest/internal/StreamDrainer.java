@@ -1,5 +1,6 @@
 package io.sluice.ingest.internal;
 
+import io.sluice.ingest.IngestConfig;
 import io.sluice.redis.GroupReader;
 import io.sluice.redis.RedisEndpoint;
 import io.sluice.redis.RedisStreamException;
@@ -73,6 +74,15 @@ final class StreamDrainer {
         this.takeover = takeover;
         this.onLanded = onLanded;
         this.thread = new Thread(this::run, "sluice-ingest-" + ctx.config.name() + "-drainer-" + index);
+        long busy = ctx.config.lingerMs() + ctx.config.insertTimeoutMs();
+        if (takeover && index == 0 && ctx.config.redisClaimIdleMs() <= busy) {
+            // an entry's idle time runs from its delivery through the linger and the first INSERT attempt (only between
+            // attempts does refreshOwnership reset it): a shorter takeover lets another live worker claim a batch whose
+            // INSERT is still running, and insert it again (FaultsTest saw 1,921 rows of 999 with 300 ms on a busy machine)
+            LOG.warn("{}={} is not above {} + {} = {} ms: a live worker's batch can be taken over while its INSERT runs",
+                    IngestConfig.REDIS_CLAIM_IDLE_MS, ctx.config.redisClaimIdleMs(), IngestConfig.LINGER_MS,
+                    IngestConfig.INSERT_TIMEOUT_MS, busy);
+        }
     }
 
     void start() {

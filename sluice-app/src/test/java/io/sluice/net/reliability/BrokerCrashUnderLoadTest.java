@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
@@ -106,6 +107,21 @@ class BrokerCrashUnderLoadTest {
 
             try (BrokerProcess broker = startBroker(data, port, ROUNDS)) {
                 Verdict v = readBack(bootstrap, ledger);
+                // one more record per partition, so a record follows every committed offset even when the auditor had
+                // read (and committed) to the end before a kill: the new member's first records prove where it resumed
+                // (a send on the connection the last kill broke may fail: it reconnects, and the next one is sent again)
+                for (int partition = 0; partition < PARTITIONS; partition++) {
+                    int target = partition;
+                    io.sluice.testkit.Await.until("a record after the commits in partition " + target, ROUND_DEADLINE, () -> {
+                        try {
+                            p.send(ProducerRecord.of(TOPIC, (byte[]) null, valueOf(-1)).withPartition(target)).get(30, TimeUnit.SECONDS);
+                            return true;
+                        } catch (Exception e) {
+                            LOG.info("record after the commits: {}", e.toString());
+                            return false;
+                        }
+                    });
+                }
                 long[] resumedAt = resumeGroup(bootstrap, committed);
                 p.close();
                 String counts = String.format("kills=%d sent=%d acked=%d failed=%d present=%d lost=%d duplicated=%d "

@@ -109,7 +109,18 @@ public final class LocalConsumer implements Consumer {
             setAssignment(Set.of());
         } else if (m.generation() != generation || !m.assignment().equals(readers.keySet())) {
             generation = m.generation();
-            setAssignment(m.assignment());
+            try {
+                setAssignment(m.assignment());
+            } catch (SluiceException.UnknownMemberException | SluiceException.FencedMemberException expired) {
+                // the session ran out between the join and the committed-offset lookups (this thread was descheduled
+                // longer than session.timeout.ms, as on a loaded machine): read nothing, and join again at the next
+                // poll, as after a heartbeat refused for expiry, instead of failing subscribe() or poll()
+                LOG.info("group '{}': {} while taking {}; joining again at the next poll", config.groupId(),
+                        expired.getMessage(), m.assignment());
+                setAssignment(Set.of());
+                generation = ConsumerGroups.NO_GENERATION;
+                pending = true;
+            }
         }
     }
 

@@ -9,9 +9,12 @@ import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.util.concurrent.MockTicker;
 import io.netty.util.concurrent.Ticker;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -41,9 +44,26 @@ class ConnectionGuardTest {
 
     private final MockTicker ticker = Ticker.newMockTicker();
 
+    /** Every channel a test opened: what is left in their queues (answers not read, bytes not decoded) is released after it. */
+    private final List<EmbeddedChannel> channels = new ArrayList<>();
+
+    @AfterEach
+    void releaseChannels() {
+        for (EmbeddedChannel channel : channels) {
+            channel.close(); // not finish(): that would rethrow what a test provoked on purpose
+            channel.releaseInbound();
+            channel.releaseOutbound();
+        }
+    }
+
     private EmbeddedChannel open(ConnectionGuard g, ChannelInboundHandlerAdapter last) {
-        return EmbeddedChannel.builder().ticker(ticker)
-                .handlers(g, new HttpServerCodec(), new BodyAggregator(1024, metrics), last).build();
+        return opened(EmbeddedChannel.builder().ticker(ticker)
+                .handlers(g, new HttpServerCodec(), new BodyAggregator(1024, metrics), last).build());
+    }
+
+    private EmbeddedChannel opened(EmbeddedChannel channel) {
+        channels.add(channel);
+        return channel;
     }
 
     private void advance(EmbeddedChannel channel, long millis) {
@@ -147,8 +167,8 @@ class ConnectionGuardTest {
 
     private EmbeddedChannel openWithGate(ConnectionGuard g, io.sluice.net.security.TokenAuthenticator auth) {
         holder = new GuardedHolder(g);
-        return EmbeddedChannel.builder().ticker(ticker)
-                .handlers(g, new HttpServerCodec(), new AuthGate(auth, g), new BodyAggregator(1024, metrics), holder).build();
+        return opened(EmbeddedChannel.builder().ticker(ticker)
+                .handlers(g, new HttpServerCodec(), new AuthGate(auth, g), new BodyAggregator(1024, metrics), holder).build());
     }
 
     @Test
