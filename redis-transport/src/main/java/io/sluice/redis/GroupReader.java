@@ -39,10 +39,14 @@ import java.util.function.Supplier;
  *   <li>{@link #readOwnPending}: {@code XREADGROUP ... 0}, the entries already delivered to this member (after a lost
  *       reply, or a restart under the same member name);</li>
  *   <li>{@link #claimIdle}: {@code XAUTOCLAIM} entries idle past a bound at any member (a dead or stalled one), with
- *       their delivery counts ({@code XPENDING}) so that the user can dead-letter a poison entry;</li>
+ *       their delivery counts ({@code XPENDING}); with a {@link DeadLetterStream} and a maximum of deliveries, an
+ *       entry delivered more often is given up there and acknowledged instead of handed out (a poison entry that
+ *       keeps killing or stalling its members must not stop the flow). The one claim path of redis-transport:
+ *       {@link RedisStreamsConsumer} and ingest's drainers both claim through it;</li>
  *   <li>{@link #keep}: {@code XCLAIM JUSTID} of this member's entries, resetting their idle time, so that a live
  *       member waiting on a slow downstream (a long INSERT) is not taken over;</li>
- *   <li>{@link #acknowledge}: {@code XACK}, then the entries leave the stream: {@code XTRIM MINID} to the groups'
+ *   <li>{@link #acknowledge}: {@code XACK}, then (a reader that trims, ingest's: its stream is a buffer) the entries
+ *       leave the stream: {@code XTRIM MINID} to the groups'
  *       {@link StreamGroups#floor} on Redis 6.2+ (every group's, so another group on the stream is never cut short;
  *       at most every 100 ms, as XTRIM removes whole stream nodes cheaply where XDEL of 10,000 ids costs Redis
  *       hundreds of ms and stalls every XADD meanwhile, measured), {@code XDEL} of the ids on older servers.</li>
@@ -66,13 +70,25 @@ public final class GroupReader implements AutoCloseable {
         }
     }
 
-    /** What one {@link #claimIdle} step took over, and where the next step continues ({@code "0-0"}: done). */
-    public record Claimed(String cursor, List<StreamEntry> entries) {
+    /**
+     * What one {@link #claimIdle} step took over, and where the next step continues ({@code "0-0"}: done).
+     *
+     * @param deadLetteredEntries entries given up (dead-lettered and acknowledged) instead of handed out
+     * @param deadLetters         the letters they made (one per event)
+     */
+    public record Claimed(String cursor, List<StreamEntry> entries, int deadLetteredEntries, int deadLetters) {
+        public Claimed(String cursor, List<StreamEntry> entries) {
+            this(cursor, entries, 0, 0);
+        }
     }
 
     private final RedisEndpoint endpoint;
+    /** A connection of its owner's to use instead of one of its own (never closed here), or null. */
+    private final RedisEndpoint.Link shared;
+    private final boolean trims;
     private final byte[] key;
     private final String stream;
+    private final String groupName;
     private final byte[] group;
     private final Consumer<byte[]> member;
     private final String memberName;
@@ -86,8 +102,23 @@ public final class GroupReader implements AutoCloseable {
      *               name's entries over, the same name's {@link #readOwnPending} gets them at once
      */
     public GroupReader(RedisEndpoint endpoint, String stream, String group, String member) {
+        this(endpoint, null, true, stream, group, member);
+    }
+
+    /**
+     * A reader on its owner's connection that does not trim ({@link RedisStreamsConsumer}'s: a topic's stream is
+     * trimmed by its producer's policy, and acknowledging an entry must not remove it for other groups or replays).
+     */
+    GroupReader(RedisEndpoint.Link shared, String stream, String group, String member) {
+        this(null, shared, false, stream, group, member);
+    }
+
+    private GroupReader(RedisEndpoint endpoint, RedisEndpoint.Link shared, boolean trims, String stream, String group, String member) {
         this.endpoint = endpoint;
+        this.shared = shared;
+        this.trims = trims;
         this.stream = stream;
+        this.groupName = group;
         this.key = stream.getBytes(StandardCharsets.UTF_8);
         this.group = group.getBytes(StandardCharsets.UTF_8);
         this.memberName = member;
@@ -112,13 +143,15 @@ public final class GroupReader implements AutoCloseable {
             return;
         }
         call(() -> {
-            RedisEndpoint.Link link = endpoint.connect();
+            RedisEndpoint.Link link = shared != null ? shared : endpoint.connect();
             try {
                 redis = link.sync();
                 createGroup();
-                minIdTrim = supportsMinIdTrim(redis.info("server"));
+                minIdTrim = trims && supportsMinIdTrim(redis.info("server"));
             } catch (RuntimeException e) {
-                link.close();
+                if (shared == null) {
+                    link.close();
+                }
                 redis = null;
                 throw e;
             }
@@ -180,16 +213,74 @@ public final class GroupReader implements AutoCloseable {
             }
             List<StreamEntry> out = new ArrayList<>(msgs.size());
             if (!msgs.isEmpty()) {
-                Map<String, Long> deliveries = new HashMap<>();
-                for (PendingMessage p : redis.xpending(key, group, Range.create(msgs.get(0).getId(), msgs.get(msgs.size() - 1).getId()),
-                        Limit.from(msgs.size()))) {
-                    deliveries.put(p.getId(), p.getRedeliveryCount());
-                }
-                addAll(out, msgs, deliveries);
+                addAll(out, msgs, deliveries(msgs));
             }
             String next = claimed.getId();
             return new Claimed(next == null ? "0-0" : next, out);
         });
+    }
+
+    /**
+     * As {@link #claimIdle(String, long, int)}, and an entry the group has delivered more than {@code maxDeliveries}
+     * times before this claim is given up instead of handed out: its {@link DeadLetterStream#lettersOf letters} are
+     * appended to {@code deadLetters} (with this group and the count), then it is acknowledged. A crash or failure
+     * in between leaves a copy in both, claimed and given up again (at-least-once). {@code maxDeliveries <= 0}:
+     * nothing is given up.
+     */
+    public Claimed claimIdle(String cursor, long minIdleMs, int count, int maxDeliveries, DeadLetterStream deadLetters) {
+        Claimed claimed = claimIdle(cursor, minIdleMs, count);
+        if (maxDeliveries <= 0 || claimed.entries().isEmpty()) {
+            return claimed;
+        }
+        List<StreamEntry> handedOut = new ArrayList<>(claimed.entries().size());
+        List<DeadLetterStream.Letter> letters = new ArrayList<>();
+        List<String> givenUp = new ArrayList<>();
+        for (StreamEntry e : claimed.entries()) {
+            long delivered = e.deliveries() - 1; // the count includes this claim, which handed it to no one yet
+            if (delivered >= maxDeliveries) {
+                letters.addAll(DeadLetterStream.lettersOf(stream, e, "delivered " + delivered + " times without being"
+                        + " acknowledged (max deliveries " + maxDeliveries + "): its members crashed or stalled on it", groupName, delivered));
+                givenUp.add(e.id());
+            } else {
+                handedOut.add(e);
+            }
+        }
+        if (givenUp.isEmpty()) {
+            return claimed;
+        }
+        deadLetters.append(letters);
+        acknowledge(givenUp.toArray(String[]::new));
+        LOG.warn("stream {}: {} entr(ies) delivered {}+ times given up to {} ({} letters), first {}", stream, givenUp.size(),
+                maxDeliveries, deadLetters.key(), letters.size(), givenUp.get(0));
+        return new Claimed(claimed.cursor(), handedOut, givenUp.size(), letters.size());
+    }
+
+    /**
+     * The delivery counts of entries just claimed (this member's now), from {@code XPENDING} of this member over their
+     * id range, page by page: other entries of this member in that range do not crowd any of them out.
+     */
+    private Map<String, Long> deliveries(List<StreamMessage<byte[], byte[]>> msgs) {
+        Map<String, Long> deliveries = new HashMap<>();
+        java.util.Set<String> wanted = new java.util.HashSet<>();
+        for (StreamMessage<byte[], byte[]> m : msgs) {
+            wanted.add(m.getId());
+        }
+        String last = msgs.get(msgs.size() - 1).getId();
+        Range.Boundary<String> from = Range.Boundary.including(msgs.get(0).getId());
+        int page = Math.max(100, msgs.size());
+        while (deliveries.size() < wanted.size()) {
+            List<PendingMessage> pending = redis.xpending(key, member, Range.from(from, Range.Boundary.including(last)), Limit.from(page));
+            for (PendingMessage p : pending) {
+                if (wanted.contains(p.getId())) {
+                    deliveries.put(p.getId(), p.getRedeliveryCount());
+                }
+            }
+            if (pending.size() < page) {
+                break;
+            }
+            from = Range.Boundary.excluding(pending.get(pending.size() - 1).getId());
+        }
+        return deliveries;
     }
 
     /** Resets the idle time of these entries of this member ({@code XCLAIM JUSTID}), so that no one takes them over yet. */
@@ -198,15 +289,16 @@ public final class GroupReader implements AutoCloseable {
     }
 
     /**
-     * {@code XACK} of these entries, then they leave the stream ({@code XTRIM MINID} to the groups' floor, or
-     * {@code XDEL} on a server before 6.2). Throws when Redis did not take the XACK: the entries stay pending.
+     * {@code XACK} of these entries, then, for a reader that trims, they leave the stream ({@code XTRIM MINID} to the
+     * groups' floor, or {@code XDEL} on a server before 6.2). Throws when Redis did not take the XACK: the entries
+     * stay pending.
      */
     public void acknowledge(String... ids) {
         call(() -> {
             redis.xack(key, group, ids);
             if (minIdTrim) {
                 trim();
-            } else {
+            } else if (trims) {
                 redis.xdel(key, ids);
             }
             return null;
@@ -252,10 +344,10 @@ public final class GroupReader implements AutoCloseable {
             long delivered = deliveries.getOrDefault(m.getId(), 0L);
             StreamEntry entry;
             try {
-                entry = new StreamEntry(m.getId(), PackedEntries.events(m.getId(), m.getBody()), delivered);
+                entry = new StreamEntry(m.getId(), PackedEntries.events(m.getId(), m.getBody()), delivered, null, m.getBody());
             } catch (MalformedEntryException e) {
                 // handed out, not thrown: one bad entry must not fail the read of the good ones around it
-                entry = new StreamEntry(m.getId(), List.of(), delivered, e);
+                entry = new StreamEntry(m.getId(), List.of(), delivered, e, m.getBody());
             }
             out.add(entry);
         }
@@ -300,11 +392,13 @@ public final class GroupReader implements AutoCloseable {
         return false;
     }
 
-    /** Closes the connection; {@link #open} opens a new one. */
+    /** Closes the connection (unless it is its owner's); {@link #open} opens a new one. */
     @Override
     public void close() {
         if (connection != null) {
-            connection.close();
+            if (shared == null) {
+                connection.close();
+            }
             connection = null;
             redis = null;
         }

@@ -5,12 +5,9 @@ import io.lettuce.core.Range;
 import io.lettuce.core.RedisBusyException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.StreamMessage;
-import io.lettuce.core.XAutoClaimArgs;
 import io.lettuce.core.XGroupCreateArgs;
 import io.lettuce.core.XReadArgs;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import io.lettuce.core.models.stream.ClaimedMessages;
-import io.lettuce.core.models.stream.PendingMessage;
 import io.sluice.core.Consumer;
 import io.sluice.core.ConsumerConfig;
 import io.sluice.core.ConsumerRecord;
@@ -30,7 +27,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -57,7 +53,9 @@ import java.util.concurrent.TimeoutException;
  * read. An entry delivered but not acknowledged stays in the group's pending list; once it has been idle for
  * {@code claimIdleMillis} (its member died, stalled or skipped it) the next member to poll claims it with
  * {@code XAUTOCLAIM} and gets it again ({@code ConsumerTakeoverTest}). An entry claimed after {@code maxDeliveries}
- * deliveries is appended to the topic's dead-letter stream and acknowledged instead ({@code DeadLetterTest}).
+ * deliveries is appended to the topic's dead-letter stream and acknowledged instead ({@code DeadLetterTest}). Claims
+ * go through a {@link GroupReader} per partition (redis-transport's one claim path, shared with ingest), on a second
+ * connection; dead letters are in {@link DeadLetterStream}'s format.
  * Delivery is at-least-once.
  *
  * <p><b>Offsets.</b> {@link ConsumerRecord#offset()} is the entry id as a long ({@code ms << 22 | seq}), so offsets
@@ -78,10 +76,6 @@ import java.util.concurrent.TimeoutException;
  */
 public final class RedisStreamsConsumer implements Consumer {
     private static final Logger LOG = LoggerFactory.getLogger(RedisStreamsConsumer.class);
-    private static final byte[] DLQ_STREAM = "dlq.stream".getBytes(StandardCharsets.UTF_8);
-    private static final byte[] DLQ_ID = "dlq.id".getBytes(StandardCharsets.UTF_8);
-    private static final byte[] DLQ_GROUP = "dlq.group".getBytes(StandardCharsets.UTF_8);
-    private static final byte[] DLQ_DELIVERIES = "dlq.deliveries".getBytes(StandardCharsets.UTF_8);
 
     private final RedisStreamsConfig config;
     private final ConsumerConfig consumerConfig;
@@ -108,6 +102,10 @@ public final class RedisStreamsConsumer implements Consumer {
     private final List<RedisFuture<Long>> ackReplies = new ArrayList<>();
     private SluiceException asyncCommitFailure;
     private String[] claimCursors = new String[0];
+    /** Group mode: one per partition, the claim path, on {@link #claimLink} (opened by subscribe). */
+    private GroupReader[] claimers = new GroupReader[0];
+    private RedisEndpoint.Link claimLink;
+    private DeadLetterStream deadLetters;
     private long nextClaimNanos;
     /** When the oldest commitAsync acknowledgement still held back was queued (System.nanoTime), or -1. */
     private long asyncAcksSinceNanos = -1;
@@ -174,6 +172,15 @@ public final class RedisStreamsConsumer implements Consumer {
         }
         claimCursors = new String[keys.length];
         Arrays.fill(claimCursors, "0-0");
+        // claims, with their XPENDING and dead letters, are synchronous and rare (every claimIntervalMillis): on a
+        // connection of their own, so they never sit between this connection's pipelined XACKs and reads
+        closeClaimers();
+        claimLink = endpoint.connect();
+        claimers = new GroupReader[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+            claimers[i] = new GroupReader(claimLink, new String(keys[i], StandardCharsets.UTF_8), consumerConfig.groupId(), memberName);
+        }
+        deadLetters = new DeadLetterStream(endpoint, config.deadLetterKey(topic));
         nextClaimNanos = System.nanoTime();
     }
 
@@ -265,80 +272,28 @@ public final class RedisStreamsConsumer implements Consumer {
         return records;
     }
 
-    /** Claims entries idle past claimIdleMillis (their member died or skipped them); dead-letters the ones delivered too often. */
+    /**
+     * Claims entries idle past claimIdleMillis (their member died or skipped them) through each partition's
+     * {@link GroupReader}, the one claim path: an entry delivered more than maxDeliveries times is given up to the
+     * dead-letter stream and acknowledged there instead of returned.
+     */
     private List<ConsumerRecord> reclaim() {
         List<ConsumerRecord> records = new ArrayList<>();
         for (int i = 0; i < keys.length && records.size() < consumerConfig.maxPollRecords(); i++) {
-            XAutoClaimArgs<byte[]> args = new XAutoClaimArgs<byte[]>().consumer(member).minIdleTime(config.claimIdleMillis())
-                    .startId(claimCursors[i]).count(consumerConfig.maxPollRecords() - records.size());
-            ClaimedMessages<byte[], byte[]> result = await(redis.xautoclaim(keys[i], args));
-            claimCursors[i] = result.getId() == null ? "0-0" : result.getId();
-            List<StreamMessage<byte[], byte[]>> messages = result.getMessages();
-            if (messages.isEmpty()) {
-                continue;
-            }
-            Map<String, Long> deliveries = config.maxDeliveries() > 0 ? deliveries(i, messages) : Map.of();
-            for (StreamMessage<byte[], byte[]> m : messages) {
-                if (m.getBody() == null || m.getBody().isEmpty()) {
-                    continue;
-                }
-                long n = deliveries.getOrDefault(m.getId(), 0L);
-                if (config.maxDeliveries() > 0 && n > config.maxDeliveries()) {
-                    deadLetter(i, m, n - 1);
-                    continue;
-                }
+            GroupReader claimer = claimers[i];
+            claimer.open();
+            GroupReader.Claimed result = claimer.claimIdle(claimCursors[i], config.claimIdleMillis(),
+                    consumerConfig.maxPollRecords() - records.size(), config.maxDeliveries(), deadLetters);
+            claimCursors[i] = result.cursor();
+            deadLettered += result.deadLetteredEntries();
+            for (StreamEntry e : result.entries()) {
                 claimed++;
-                records.add(StreamFields.decode(topic, partitions.get(i).partition(), m));
-                uncommitted.get(i).add(m.getId());
+                records.add(StreamFields.decode(topic, partitions.get(i).partition(), e.id(), e.fields()));
+                uncommitted.get(i).add(e.id());
                 uncommittedCount++;
             }
         }
         return records;
-    }
-
-    /** Delivery counts (after this claim) of the claimed entries, from this member's pending list. */
-    private Map<String, Long> deliveries(int i, List<StreamMessage<byte[], byte[]>> messages) {
-        String lo = messages.get(0).getId();
-        String hi = messages.get(0).getId();
-        for (StreamMessage<byte[], byte[]> m : messages) {
-            if (EntryIds.toOffset(m.getId()) < EntryIds.toOffset(lo)) {
-                lo = m.getId();
-            }
-            if (EntryIds.toOffset(m.getId()) > EntryIds.toOffset(hi)) {
-                hi = m.getId();
-            }
-        }
-        List<PendingMessage> pending = await(redis.xpending(keys[i], member, Range.create(lo, hi), Limit.from(10_000)));
-        Map<String, Long> counts = new HashMap<>();
-        for (PendingMessage p : pending) {
-            counts.put(p.getId(), p.getRedeliveryCount());
-        }
-        return counts;
-    }
-
-    /** XADD to the dead-letter stream first, then XACK: a crash in between leaves a copy in both (at-least-once). */
-    private void deadLetter(int i, StreamMessage<byte[], byte[]> m, long deliveries) {
-        Map<byte[], byte[]> body = m.getBody();
-        Object[] kv = new Object[2 * body.size() + 8];
-        int k = 0;
-        for (Map.Entry<byte[], byte[]> f : body.entrySet()) {
-            kv[k++] = f.getKey();
-            kv[k++] = f.getValue();
-        }
-        kv[k++] = DLQ_STREAM;
-        kv[k++] = keys[i];
-        kv[k++] = DLQ_ID;
-        kv[k++] = m.getId().getBytes(StandardCharsets.US_ASCII);
-        kv[k++] = DLQ_GROUP;
-        kv[k++] = group;
-        kv[k++] = DLQ_DELIVERIES;
-        kv[k] = Long.toString(deliveries).getBytes(StandardCharsets.US_ASCII);
-        RedisFuture<String> added = redis.xadd(config.deadLetterKey(topic).getBytes(StandardCharsets.UTF_8), kv);
-        RedisFuture<Long> acked = redis.xack(keys[i], group, m.getId());
-        connection.flushCommands();
-        await(added);
-        await(acked);
-        deadLettered++;
     }
 
     private int indexOf(byte[] stream) {
@@ -641,6 +596,21 @@ public final class RedisStreamsConsumer implements Consumer {
         }
     }
 
+    private void closeClaimers() {
+        for (GroupReader r : claimers) {
+            r.close();
+        }
+        claimers = new GroupReader[0];
+        if (claimLink != null) {
+            claimLink.close();
+            claimLink = null;
+        }
+        if (deadLetters != null) {
+            deadLetters.close();
+            deadLetters = null;
+        }
+    }
+
     /** Sends any queued {@link #commitAsync} acknowledgements, then closes. Uncommitted entries stay pending (claimable). */
     @Override
     public void close() {
@@ -656,6 +626,7 @@ public final class RedisStreamsConsumer implements Consumer {
                     memberName, e.getMessage());
         } finally {
             closed = true;
+            closeClaimers();
             link.close();
             endpoint.close();
         }

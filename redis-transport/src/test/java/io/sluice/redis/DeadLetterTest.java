@@ -59,13 +59,16 @@ class DeadLetterTest {
         try (var conn = c.connect(StringCodec.UTF8)) {
             List<StreamMessage<String, String>> dead = conn.sync().xrange(dlq, Range.create("-", "+"));
             assertThat(dead).hasSize(1);
+            // DeadLetterStream's format, the one of every dead letter (ingest's too): the value, where, who gave up
+            // after how many deliveries, and the event's other fields (its key) as they were
             assertThat(dead.get(0).getBody())
-                    .containsEntry("v", "poison")
+                    .containsEntry("payload", "poison")
                     .containsEntry("k", "bad")
-                    .containsEntry("dlq.stream", cfg.streamKey("payments", 0))
-                    .containsEntry("dlq.id", io.sluice.redis.internal.EntryIds.toId(Long.parseLong(poisonId)))
-                    .containsEntry("dlq.group", "billing")
-                    .containsEntry("dlq.deliveries", "3");
+                    .containsEntry("source", cfg.streamKey("payments", 0) + "/"
+                            + io.sluice.redis.internal.EntryIds.toId(Long.parseLong(poisonId)))
+                    .containsEntry("group", "billing")
+                    .containsEntry("deliveries", "3");
+            assertThat(dead.get(0).getBody().get("error")).contains("delivered 3 times");
         } finally {
             c.shutdown();
         }

@@ -123,6 +123,44 @@ class GroupReaderTest {
         }
     }
 
+    @Test
+    void anEntryDeliveredMoreThanMaxDeliveriesIsGivenUpToTheDeadLettersAndAcknowledgedInsteadOfHandedOut(RedisServer redis) {
+        String stream = "poison-" + UUID.randomUUID();
+        try (RedisEndpoint endpoint = new RedisEndpoint(redis.url(), false, 1_000);
+             GroupReader dead = new GroupReader(endpoint, stream, "ingest", "dead");
+             GroupReader live = new GroupReader(endpoint, stream, "ingest", "live");
+             DeadLetterStream letters = new DeadLetterStream(endpoint, stream + ":dead-letters");
+             RedisEndpoint.Link check = endpoint.connect()) {
+            dead.open();
+            live.open();
+            try (StreamWriter writer = new StreamWriter(endpoint, stream)) {
+                appendAll(writer, events("p", 2));
+            }
+            String id = dead.read(10, 0, () -> true).get(0).id(); // delivered once, never acknowledged
+            List<StreamEntry> handedOut = new ArrayList<>();
+            Await.until("the entry taken over once", Duration.ofSeconds(10), () -> {
+                handedOut.addAll(live.claimIdle("0-0", 100, 10, 2, letters).entries());
+                return !handedOut.isEmpty();
+            });
+            assertThat(handedOut).singleElement().satisfies(e -> assertThat(e.deliveries()).isEqualTo(2));
+            List<GroupReader.Claimed> steps = new ArrayList<>();
+            Await.until("the entry given up after 2 deliveries", Duration.ofSeconds(10), () -> {
+                GroupReader.Claimed c = live.claimIdle("0-0", 100, 10, 2, letters);
+                steps.add(c);
+                return c.deadLetteredEntries() > 0;
+            });
+            GroupReader.Claimed last = steps.get(steps.size() - 1);
+            assertThat(last.entries()).as("not handed out").isEmpty();
+            assertThat(last.deadLetters()).isEqualTo(2);
+            List<StreamMessage<byte[], byte[]>> stored = check.sync().xrange((stream + ":dead-letters").getBytes(StandardCharsets.UTF_8),
+                    Range.create("-", "+"));
+            assertThat(stored).hasSize(2);
+            assertThat(text(stored.get(1).getBody())).containsEntry("payload", "p1").containsEntry("source", stream + "/" + id + "#1")
+                    .containsEntry("group", "ingest").containsEntry("deliveries", "2");
+            assertThat(live.readOwnPending(10)).as("acknowledged").isEmpty();
+        }
+    }
+
     private static long idleMs(RedisEndpoint.Link link, byte[] key, byte[] group) {
         List<PendingMessage> pending = link.sync().xpending(key, group, Range.create("-", "+"), Limit.from(10));
         return pending.isEmpty() ? -1 : pending.get(0).getMsSinceLastDelivery();

@@ -72,7 +72,8 @@ final class RedisStreamSink implements EventSink {
         DeadLetters deadLetters = this::deadLetter;
         BatchInserter inserter = ctx.inserter(ctx.format, Map.of(), deadLetters);
         for (int i = 0; i < workers; i++) {
-            drainers.add(new StreamDrainer(ctx, endpoint, ctx.config.redisStream(), inserter, deadLetters, takeover, i, this::landed));
+            drainers.add(new StreamDrainer(ctx, endpoint, ctx.config.redisStream(), inserter, deadLetters, deadLetterStream,
+                    takeover, i, this::landed));
         }
         this.writer = new Thread(this::runWriter, "sluice-ingest-" + ctx.config.name() + "-xadd");
         this.writer.start();

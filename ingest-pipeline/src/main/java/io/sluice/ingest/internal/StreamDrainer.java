@@ -1,6 +1,7 @@
 package io.sluice.ingest.internal;
 
 import io.sluice.ingest.IngestConfig;
+import io.sluice.redis.DeadLetterStream;
 import io.sluice.redis.GroupReader;
 import io.sluice.redis.RedisEndpoint;
 import io.sluice.redis.RedisStreamException;
@@ -21,9 +22,10 @@ import java.util.function.IntConsumer;
  * {@link GroupReader} (its own connection; one Redis server or a cluster). Loop:
  * <ol>
  *   <li>every {@code redis.claim.idle.ms / 2}: XAUTOCLAIM entries idle for {@code redis.claim.idle.ms} at any
- *       member (a dead worker, or this process before a crash); an entry already delivered more than
- *       {@code redis.max.deliveries} times goes to the dead-letter stream instead (a poison entry that keeps
- *       killing workers must not stop the flow);</li>
+ *       member (a dead worker, or this process before a crash), through redis-transport's one claim path
+ *       ({@link GroupReader#claimIdle(String, long, int, int, DeadLetterStream)}, also {@code RedisStreamsConsumer}'s):
+ *       an entry already delivered more than {@code redis.max.deliveries} times goes to the dead-letter stream
+ *       instead (a poison entry that keeps killing workers must not stop the flow);</li>
  *   <li>XREADGROUP up to {@code batch.rows} new entries, waiting up to {@code linger.ms} to fill the batch;</li>
  *   <li>one INSERT (retry/bisect/dead-letter in {@link BatchInserter}); while retrying, the worker re-XCLAIMs its
  *       entries (JUSTID, resetting their idle time) so that a live but waiting worker is not taken over;</li>
@@ -51,6 +53,8 @@ final class StreamDrainer {
     private final String stream;
     private final BatchInserter inserter;
     private final DeadLetters deadLetters;
+    /** Where the claim path gives up entries delivered too often (the sink's dead-letter stream). */
+    private final DeadLetterStream deadLetterStream;
     private final boolean takeover;
     private final IntConsumer onLanded;
     /** Non-null when the table has the entry columns. */
@@ -61,7 +65,7 @@ final class StreamDrainer {
     private double eventsPerEntry = StreamWriter.EVENTS_PER_ENTRY; // drainer thread only
 
     StreamDrainer(SinkContext ctx, RedisEndpoint endpoint, String stream, BatchInserter inserter, DeadLetters deadLetters,
-                  boolean takeover, int index, IntConsumer onLanded) {
+                  DeadLetterStream deadLetterStream, boolean takeover, int index, IntConsumer onLanded) {
         this.ctx = ctx;
         this.idempotent = inserter.format().provenance() == RowFormat.Provenance.ENTRIES
                 ? new IdempotentInsert(ctx.target, ctx.config.rowEncoder(), RowFormat.Provenance.ENTRIES) : null;
@@ -71,6 +75,7 @@ final class StreamDrainer {
                 ctx.config.name() + "-" + ProcessHandle.current().pid() + "-" + index);
         this.inserter = inserter;
         this.deadLetters = deadLetters;
+        this.deadLetterStream = deadLetterStream;
         this.takeover = takeover;
         this.onLanded = onLanded;
         this.thread = new Thread(this::run, "sluice-ingest-" + ctx.config.name() + "-drainer-" + index);
@@ -172,42 +177,24 @@ final class StreamDrainer {
         }
     }
 
+    /**
+     * Takes over entries idle at any member through {@link GroupReader#claimIdle(String, long, int, int, DeadLetterStream)},
+     * redis-transport's one claim path: an entry delivered more than {@code redis.max.deliveries} times is given up
+     * there (dead-lettered in the one format, and acknowledged); the rest are landed as redelivered entries.
+     */
     private void claimAndLand() {
         String cursor = "0-0";
         do {
-            GroupReader.Claimed claimed = reader.claimIdle(cursor, ctx.config.redisClaimIdleMs(), entriesPerBatch());
+            GroupReader.Claimed claimed = reader.claimIdle(cursor, ctx.config.redisClaimIdleMs(), entriesPerBatch(),
+                    ctx.config.redisMaxDeliveries(), deadLetterStream);
             cursor = claimed.cursor();
-            List<StreamEntry> msgs = claimed.entries();
-            if (msgs.isEmpty()) {
-                continue;
+            if (claimed.deadLetters() > 0) {
+                ctx.metrics.deadLettered(claimed.deadLetters());
             }
-            LOG.info("drainer {} took over {} entries idle for >= {} ms", reader.member(), msgs.size(),
-                    ctx.config.redisClaimIdleMs());
-            List<StreamEntry> poison = new ArrayList<>();
-            List<StreamEntry> retry = new ArrayList<>();
-            for (StreamEntry m : msgs) {
-                (m.deliveries() > ctx.config.redisMaxDeliveries() ? poison : retry).add(m);
-            }
-            if (!poison.isEmpty()) {
-                List<DeadLetters.Letter> letters = new ArrayList<>();
-                for (StreamEntry m : poison) {
-                    if (m.isMalformed()) {
-                        letters.add(malformedLetter(m));
-                        continue;
-                    }
-                    List<byte[]> events = m.events();
-                    for (int k = 0; k < events.size(); k++) {
-                        letters.add(new DeadLetters.Letter(events.get(k), "delivered " + m.deliveries()
-                                + " times without being acknowledged (redis.max.deliveries=" + ctx.config.redisMaxDeliveries()
-                                + "): workers crashed or stalled on it", stream + "/" + m.id() + "#" + k));
-                    }
-                }
-                deadLetters.write(letters);
-                ctx.metrics.deadLettered(letters.size());
-                acknowledge(poison.stream().map(StreamEntry::id).toArray(String[]::new));
-            }
-            if (!retry.isEmpty()) {
-                land(retry, true);
+            if (!claimed.entries().isEmpty()) {
+                LOG.info("drainer {} took over {} entries idle for >= {} ms", reader.member(), claimed.entries().size(),
+                        ctx.config.redisClaimIdleMs());
+                land(claimed.entries(), true);
             }
         } while (running && !"0-0".equals(cursor));
     }
@@ -237,7 +224,10 @@ final class StreamDrainer {
             ids[i] = m.id();
             if (m.isMalformed()) {
                 // it fails the same way on every read: set aside (acknowledged with the batch), never retried
-                letters.add(malformedLetter(m));
+                LOG.warn("drainer {}: {}; dead-lettering the entry", reader.member(), m.malformed().getMessage());
+                for (DeadLetterStream.Letter l : DeadLetterStream.lettersOf(stream, m, null, null, 0)) {
+                    letters.add(new DeadLetters.Letter(l.payload(), l.error(), l.source()));
+                }
                 continue;
             }
             List<byte[]> evs = m.events();
@@ -272,15 +262,6 @@ final class StreamDrainer {
         inserter.insert(batch, this::refreshOwnership, o -> stream + "/" + o, java.util.Map.of(), statement, ctx::givingUp);
         acknowledge(ids);
         onLanded.accept(events);
-    }
-
-    /**
-     * The dead letter of an entry whose packed field does not parse: the raw field, the error (entry id, byte offset)
-     * and {@code <stream>/<entry id>} as its source (no {@code #index}: the entry's events cannot be told apart).
-     */
-    private DeadLetters.Letter malformedLetter(StreamEntry m) {
-        LOG.warn("drainer {}: {}; dead-lettering the entry", reader.member(), m.malformed().getMessage());
-        return new DeadLetters.Letter(m.malformed().field(), m.malformed().getMessage(), stream + "/" + m.id());
     }
 
     /** While a batch waits for ClickHouse, keep its entries ours (XCLAIM JUSTID resets their idle time). */

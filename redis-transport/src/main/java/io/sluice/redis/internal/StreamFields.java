@@ -66,13 +66,17 @@ public final class StreamFields {
     }
 
     public static ConsumerRecord decode(String topic, int partition, StreamMessage<byte[], byte[]> m) {
-        String id = m.getId();
+        return decode(topic, partition, m.getId(), m.getBody());
+    }
+
+    /** The event of entry {@code id} with these fields. */
+    public static ConsumerRecord decode(String topic, int partition, String id, Map<byte[], byte[]> body) {
         long offset = EntryIds.toOffset(id);
         byte[] value = EMPTY;
         byte[] key = null;
         long timestamp = EntryIds.millis(offset);
         List<Header> headers = List.of();
-        for (Map.Entry<byte[], byte[]> f : m.getBody().entrySet()) {
+        for (Map.Entry<byte[], byte[]> f : body.entrySet()) {
             byte[] name = f.getKey();
             if (name.length == 1 && name[0] == 'v') {
                 value = f.getValue();
