@@ -11,7 +11,6 @@ import io.sluice.redis.StreamWriter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -168,7 +167,7 @@ final class StreamDrainer {
      * what was read.
      */
     private int entriesPerBatch() {
-        return (int) Math.max(1, Math.min(ctx.config.batchRows(), ctx.config.batchRows() / eventsPerEntry));
+        return EntryBatch.entriesFor(ctx.config.batchRows(), eventsPerEntry);
     }
 
     private void observe(List<StreamEntry> read, int events) {
@@ -199,15 +198,10 @@ final class StreamDrainer {
         } while (running && !"0-0".equals(cursor));
     }
 
-    /** A row's origin: its stream entry and its position in the entry. */
-    record Origin(String entryId, int index) {
-        @Override
-        public String toString() {
-            return entryId + "#" + index;
-        }
-    }
-
     /**
+     * Lands one batch (what it holds: {@link EntryBatch}): dead letters first, then one INSERT (retried, bisected), then
+     * XACK of every entry.
+     *
      * @param redelivered the entries were delivered before (taken over, or re-read after an error): with entry
      *                    columns in the table, rows of them already in ClickHouse are skipped
      */
@@ -215,58 +209,35 @@ final class StreamDrainer {
         RowFormat format = inserter.format();
         boolean skipLanded = redelivered && format.provenance() == RowFormat.Provenance.ENTRIES;
         Set<String> landed = skipLanded ? landedRows(msgs.stream().map(StreamEntry::id).toList()) : Set.of();
-        RowBatch<Origin> batch = new RowBatch<>(msgs.size() * 16, msgs.size() * 4096);
-        List<DeadLetters.Letter> letters = new ArrayList<>();
-        String[] ids = new String[msgs.size()];
-        int events = 0;
-        for (int i = 0; i < msgs.size(); i++) {
-            StreamEntry m = msgs.get(i);
-            ids[i] = m.id();
+        for (StreamEntry m : msgs) {
             if (m.isMalformed()) {
-                // it fails the same way on every read: set aside (acknowledged with the batch), never retried
                 LOG.warn("drainer {}: {}; dead-lettering the entry", reader.member(), m.malformed().getMessage());
-                for (DeadLetterStream.Letter l : DeadLetterStream.lettersOf(stream, m, null, null, 0)) {
-                    letters.add(new DeadLetters.Letter(l.payload(), l.error(), l.source()));
-                }
-                continue;
-            }
-            List<byte[]> evs = m.events();
-            events += evs.size();
-            for (int k = 0; k < evs.size(); k++) {
-                if (!landed.isEmpty() && landed.contains(m.id() + "#" + k)) {
-                    ctx.metrics.duplicatesSkipped(1);
-                    continue;
-                }
-                try {
-                    format.append(batch, format.encode(evs.get(k)), m.id(), k, new Origin(m.id(), k));
-                } catch (IllegalArgumentException e) {
-                    letters.add(new DeadLetters.Letter(evs.get(k), e.getMessage(), stream + "/" + m.id() + "#" + k));
-                }
             }
         }
-        if (!letters.isEmpty()) {
-            deadLetters.write(letters);
-            ctx.metrics.deadLettered(letters.size());
+        EntryBatch batch = EntryBatch.of(stream, msgs, format, landed);
+        if (!batch.letters.isEmpty()) {
+            deadLetters.write(batch.letters);
+            ctx.metrics.deadLettered(batch.letters.size());
         }
-        if (!landed.isEmpty()) {
+        if (batch.skipped > 0) {
+            ctx.metrics.duplicatesSkipped(batch.skipped);
             LOG.info("drainer {}: {} rows of {} redelivered entries were already in {}; not inserting them again",
-                    reader.member(), landed.size(), msgs.size(), ctx.config.table());
+                    reader.member(), batch.skipped, msgs.size(), ctx.config.table());
         }
-        observe(msgs, events);
+        observe(msgs, batch.events);
         // With entry columns every attempt is idempotent at the server (rows of these entries already in the table
         // are skipped by the INSERT itself), under one query_id per batch: a timed-out INSERT that still runs, or
         // arrives late, cannot double a row, and two attempts never run at once.
-        java.util.function.Function<RowBatch<Origin>, IdempotentInsert.Statement> statement = idempotent == null ? null
-                : b -> idempotent.entries("sluice-" + ctx.config.table() + "-" + stream + "-" + b.tag(0).entryId()
-                        + "-" + b.tag(0).index());
-        inserter.insert(batch, this::refreshOwnership, o -> stream + "/" + o, java.util.Map.of(), statement, ctx::givingUp);
-        acknowledge(ids);
-        onLanded.accept(events);
+        java.util.function.Function<RowBatch<EntryBatch.Origin>, IdempotentInsert.Statement> statement = idempotent == null ? null
+                : b -> idempotent.entries(EntryBatch.queryId(ctx.config.table(), stream, b));
+        inserter.insert(batch.rows, this::refreshOwnership, o -> stream + "/" + o, java.util.Map.of(), statement, ctx::givingUp);
+        acknowledge(batch.ids);
+        onLanded.accept(batch.events);
     }
 
     /** While a batch waits for ClickHouse, keep its entries ours (XCLAIM JUSTID resets their idle time). */
-    private RowBatch<Origin> refreshOwnership(RowBatch<Origin> batch, io.sluice.ingest.IngestException failure) {
-        List<String> entries = batch.tags().stream().map(Origin::entryId).distinct().toList();
+    private RowBatch<EntryBatch.Origin> refreshOwnership(RowBatch<EntryBatch.Origin> batch, io.sluice.ingest.IngestException failure) {
+        List<String> entries = batch.tags().stream().map(EntryBatch.Origin::entryId).distinct().toList();
         try {
             reader.keep(entries);
         } catch (RedisStreamException e) {
