@@ -61,8 +61,9 @@ public class RandomReadBenchmark {
     public int events;
 
     /**
-     * 1: one event per document, as the raw journal stores them; 64 and 256: coalesced (256 = a full ring turn); 1000:
-     * about 1 MiB, the journal writer's bound per document, which a burst of 1 KiB events fills (stream-processor 7).
+     * 1: one event per document, as the raw journal stores them; 64: what the journal writer coalesces of 1 KiB events
+     * at most (its 64 KiB bound; stream-processor 7's write loop); 256 and 1000: a producer's batches of 256 KiB and
+     * ~1 MiB, stored whole (a Kafka producer's {@code batch.size} can be that large).
      */
     @Param({"1", "64", "256", "1000"})
     public int eventsPerBatch;
