@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * SIGKILL while the journal writer is inside a record batch: big events sent as fast as the ring takes them keep the
- * writer in large (up to 1 MiB) batches most of the time. After the restart every acknowledged event is there at its
+ * writer in large (up to 64 KiB) batches most of the time. After the restart every acknowledged event is there at its
  * acknowledged offset, offsets are dense, every stored batch passes its CRC, and the batch being written at the kill
  * left nothing visible. Twice: events sent one ring slot each (the journal writer coalesces them), and sent by a
  * batching embedded producer ({@code lingerMicros} above 0: its batches cross the ring whole).
@@ -142,7 +142,9 @@ class BatchCrashTest {
                     in.read(in.readPosition(), stored, 0, stored.length);
                     cursor.open(java.nio.ByteBuffer.wrap(stored), 0, stored.length, true); // throws if damaged
                     assertThat(cursor.baseOffset()).isEqualTo(next);
-                    assertThat(in.readRemaining()).isLessThanOrEqualTo(PartitionJournal.DEFAULT_MAX_BATCH_BYTES);
+                    // the journal writer's own batches stay within its bound; a producer's batch is published once it
+                    // holds ProducerConfig's 64 KiB, so it may end one record (a 2 KiB value, its key and header) past it
+                    assertThat(in.readRemaining()).isLessThanOrEqualTo(PartitionJournal.DEFAULT_MAX_BATCH_BYTES + 4096);
                     next = cursor.nextOffset();
                     batches++;
                     if (cursor.recordCount() > 1) {

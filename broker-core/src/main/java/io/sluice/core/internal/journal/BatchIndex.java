@@ -13,8 +13,11 @@ package io.sluice.core.internal.journal;
  * volatile write); growing or thinning builds new arrays and publishes them whole. A reader works on one snapshot.
  */
 final class BatchIndex {
-    /** Entries per partition at most: 16 bytes each, so at most 128 KiB per partition. */
-    static final int MAX_ENTRIES = 1 << 13;
+    /**
+     * Entries per partition at most: 16 bytes each, so at most 256 KiB per partition. A partition of full coalesced
+     * documents ({@link PartitionJournal#DEFAULT_MAX_BATCH_BYTES}) has every batch indexed up to its first GiB.
+     */
+    static final int MAX_ENTRIES = 1 << 14;
     private static final int INITIAL_ENTRIES = 64;
 
     private static final class Entries {

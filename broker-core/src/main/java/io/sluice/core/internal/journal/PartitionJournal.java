@@ -96,9 +96,12 @@ public final class PartitionJournal implements AutoCloseable {
 
     /**
      * Default upper bound of one coalesced batch in bytes: the journal writer closes a document before a record would
-     * take it past this (a single larger record still gets a batch of its own).
+     * take it past this (a single larger record still gets a batch of its own). 64 KiB, as a Kafka producer's batches
+     * are tens of KiB: a read by offset walks the records of its batch up to its own by their length prefixes, one
+     * cache miss each, so the bound keeps that walk to a few dozen records of 1 KiB (with 1 MiB it was up to 255, a
+     * ring turn; docs/benchmarks.md, issue 22). A ring turn of small events (256 × 100 B) still fits in one document.
      */
-    public static final int DEFAULT_MAX_BATCH_BYTES = 1 << 20;
+    public static final int DEFAULT_MAX_BATCH_BYTES = 64 << 10;
 
     // journal-writer thread state
     private ExcerptAppender appender;
@@ -146,6 +149,9 @@ public final class PartitionJournal implements AutoCloseable {
         JournalFormat.checkOrCreate(partition, dir);
         this.queue = SingleChronicleQueueBuilder.binary(dir)
                 .rollCycle(rollCycle)
+                // every 4th document indexed (Chronicle's default: every 256th), capacity per cycle unchanged
+                .indexSpacing(ChronicleSupport.indexSpacing(rollCycle))
+                .indexCount(ChronicleSupport.indexCount(rollCycle))
                 .timeProvider(ChronicleSupport.timeProvider(clock))
                 // a writer killed mid-append leaves a locked header; recover it after 2 s instead of Chronicle's default
                 .timeoutMS(2_000)

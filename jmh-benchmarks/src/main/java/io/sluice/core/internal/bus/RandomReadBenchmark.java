@@ -51,12 +51,19 @@ import java.util.concurrent.TimeUnit;
         JvmFlags.OPEN_UTIL, JvmFlags.NO_ANALYTICS, JvmFlags.NO_ANNOUNCER, JvmFlags.QUIET_LOG})
 @State(Scope.Thread)
 public class RandomReadBenchmark {
-    static final int EVENTS = 20_000;
     static final int SIZE = 1024;
 
     /**
-     * 1: one event per document, as the raw journal stores them; 64 and 256: coalesced (256 = a full ring turn); 1000:
-     * about 1 MiB, the journal writer's bound per document, which a burst of 1 KiB events fills (stream-processor 7).
+     * Events in each journal: 20,000 (a few documents per Chronicle index entry), or 300,000 (~300 MiB, as
+     * stream-processor 7 reads from: a read then lands on pages far apart).
+     */
+    @Param({"20000"})
+    public int events;
+
+    /**
+     * 1: one event per document, as the raw journal stores them; 64: what the journal writer coalesces of 1 KiB events
+     * at most (its 64 KiB bound; stream-processor 7's write loop); 256 and 1000: a producer's batches of 256 KiB and
+     * ~1 MiB, stored whole (a Kafka producer's {@code batch.size} can be that large).
      */
     @Param({"1", "64", "256", "1000"})
     public int eventsPerBatch;
@@ -66,7 +73,7 @@ public class RandomReadBenchmark {
     private JournalReader reader;
     private RawJournal raw;
     private ExcerptTailer tailer;
-    private final long[] indexes = new long[EVENTS];
+    private long[] indexes;
     private final SplittableRandom random = new SplittableRandom(1);
     private final byte[] buffer = new byte[64 * 1024];
     private ConsumerRecord last;
@@ -75,12 +82,13 @@ public class RandomReadBenchmark {
     public void open() throws Exception {
         dir = new TempDir(Path.of(System.getProperty("java.io.tmpdir")), "sluice-jmh-random-read");
         byte[] value = new byte[SIZE];
+        indexes = new long[events];
         journal = new PartitionJournal(new TopicPartition("t", 0), dir.resolve("journal"), RollCycleType.DAILY,
                 EpochClock.SYSTEM, 0);
         RingSlot slot = new RingSlot();
-        for (int written = 0; written < EVENTS; ) {
+        for (int written = 0; written < events; ) {
             journal.beginBatch();
-            for (int i = 0; i < eventsPerBatch && written < EVENTS; i++, written++) {
+            for (int i = 0; i < eventsPerBatch && written < events; i++, written++) {
                 slot.fill("t", 0, null, value, List.of(), System.currentTimeMillis(), Acks.JOURNAL, null);
                 journal.add(slot);
             }
@@ -90,7 +98,7 @@ public class RandomReadBenchmark {
         reader = journal.openReader();
         raw = new RawJournal(dir.resolve("raw"), 1);
         ExcerptAppender appender = raw.appender(0);
-        for (int i = 0; i < EVENTS; i++) {
+        for (int i = 0; i < events; i++) {
             indexes[i] = RawJournal.append(appender, value, value.length);
         }
         tailer = raw.tailer(0);
@@ -107,7 +115,7 @@ public class RandomReadBenchmark {
 
     @Benchmark
     public ConsumerRecord sluiceReadByOffset() {
-        reader.seek(random.nextInt(EVENTS));
+        reader.seek(random.nextInt(events));
         if (reader.read(1, 1 << 20, r -> last = r) != 1) {
             throw new IllegalStateException("no record at " + reader.position());
         }
@@ -116,7 +124,7 @@ public class RandomReadBenchmark {
 
     @Benchmark
     public int rawChronicleReadByIndex() {
-        long index = indexes[random.nextInt(EVENTS)];
+        long index = indexes[random.nextInt(events)];
         if (!tailer.moveToIndex(index)) {
             throw new IllegalStateException("raw read missed index " + index);
         }
