@@ -441,7 +441,19 @@ public final class RemoteConsumer implements Consumer {
             }
         } else if (m.generation() != generation || !m.assignment().equals(assignment)) {
             generation = m.generation();
-            applyAssignment(new TreeSet<>(m.assignment()));
+            try {
+                applyAssignment(new TreeSet<>(m.assignment()));
+            } catch (SluiceException.UnknownMemberException | SluiceException.FencedMemberException
+                     | SluiceException.IllegalGenerationException refused) {
+                // The session ran out (or the generation moved on) between the join and the committed-offset lookups
+                // of the new partitions (OFFSET_FETCH carries the member and generation): this thread or its requests
+                // were held longer than session.timeout.ms, as on a loaded machine. Take nothing and join again at
+                // the next poll, as after a heartbeat refused for expiry, instead of failing subscribe() or poll().
+                LOG.info("group '{}': {} while taking {}; joining again at the next poll", config.groupId(),
+                        refused.getMessage(), m.assignment());
+                applyAssignment(new TreeSet<>());
+                pending = true;
+            }
         }
     }
 
