@@ -48,7 +48,9 @@ import java.util.function.Function;
  * broker's core {@code ConsumerGroups}: {@link #subscribe} joins, {@link #poll} heartbeats every third of the
  * session timeout (at most every second) with its member id and generation. When the group rebalances it drops every
  * partition (and any prefetched records), rejoins, and starts the new generation's partitions from their committed
- * offsets (else {@code offsetReset}); {@link #close} leaves. After each poll that returned records the consumer prefetches the next records (a fetch
+ * offsets (else {@code offsetReset}); {@link #close} leaves. A member whose session ran out between its join and the
+ * committed-offset lookups of its new partitions (its thread or its requests held past the session timeout) takes
+ * nothing and joins again at the next poll, as after a heartbeat refused for expiry; {@code subscribe} does not fail. After each poll that returned records the consumer prefetches the next records (a fetch
  * that does not wait, from the end of what it has buffered), so a busy consumer overlaps the network round trip with
  * the application's work.
  *
