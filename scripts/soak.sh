@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Issue 24's soak (module fault-suite, io.sluice.faults.Soak): sluice broker with binary and HTTP producers, a consumer
 # group and two ingest pipelines (offset-range in a sluice ingest process, coalescing in the broker) into ClickHouse,
-# at a steady share of the capacity measured at start (or --rate), for --minutes N. Every minute: RSS, heap after a
-# full GC, direct memory (NMT "Other"), threads and open fds of the broker and the ingest process, and produce and
-# end-to-end latency percentiles, in soak.csv; at the end soak.svg, the checker's counts (acknowledged, lost,
+# at a steady share of the capacity measured at start (or --rate), for --minutes N. Every minute: RSS and what it is
+# made of (RssAnon / RssFile / RssShmem from /proc/<pid>/status, the resident pages of mapped journal files *.cq4 from
+# smaps, NMT committed per category: heap, metaspace, threads, code, GC, other native), heap after a full GC, direct
+# memory (NMT "Other"), threads and open fds of the broker and the ingest process, and produce and end-to-end latency
+# percentiles, in soak.csv (at minute 2 an NMT baseline, smaps and class histogram; at the last minute the NMT diff,
+# smaps and histogram again: <process>-nmt-diff.txt etc.); at the end soak.svg, the checker's counts (acknowledged, lost,
 # duplicated) and a search of every log for Netty LEAK reports (leak detection paranoid). Exits 1 on a loss, a
 # duplicate where exactly-once is stated (journal; coalescing is at-least-once, its duplicates are reported) or a leak;
 # 2 on bad arguments.

@@ -33,6 +33,7 @@ import java.util.concurrent.locks.LockSupport;
  * from binary producers and HTTP producers; a consumer group reads them; two ingest pipelines land them in
  * ClickHouse ({@code offset-range} in a {@code sluice ingest} process, {@code coalescing} inside the broker). No
  * fault is injected. Every minute the broker and the ingest process are sampled ({@link ProcessStats}: RSS, heap
+ * and what it is made of (anonymous, mapped files, of which journal pages, shared; NMT committed per category), heap
  * after a full GC, direct memory, threads, open fds) with the minute's produce and end-to-end latency percentiles
  * ({@link LoadSamples}), as a line of {@code soak.csv}; at the end {@code soak.svg} plots them, the checker counts
  * acknowledged, lost and duplicated events per table, and every process log is searched for Netty's
@@ -50,6 +51,8 @@ public final class Soak {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int PRODUCERS = 2;
     private static final int MEMBERS = 2;
+    /** The minute of the NMT baseline and the first smaps / class histogram (after the calibration's burst). */
+    private static final int BASELINE_MINUTE = 2;
 
     private Soak() {
     }
@@ -127,7 +130,8 @@ public final class Soak {
             List<String> lines = new ArrayList<>();
             lines.add("minute,acked_total,broker_rss_mb,broker_heap_after_gc_mb,broker_direct_mb,broker_threads,broker_fds,"
                     + "ingest_rss_mb,ingest_heap_after_gc_mb,ingest_direct_mb,ingest_threads,ingest_fds,"
-                    + "produce_p50_ms,produce_p99_ms,produce_p999_ms,http_p50_ms,http_p99_ms,e2e_p50_ms,e2e_p99_ms,e2e_max_ms,load_avg_1m");
+                    + "produce_p50_ms,produce_p99_ms,produce_p999_ms,http_p50_ms,http_p99_ms,e2e_p50_ms,e2e_p99_ms,e2e_max_ms,load_avg_1m,"
+                    + splitHeader("broker") + "," + splitHeader("ingest"));
             Workload workload = new Workload(config, cluster.bootstrap(), history, samples);
             workload.startIdsAt(calibrationIds.get());
             HttpProducer http = new HttpProducer(cluster.httpPort(), httpPerSecond, workload, history, samples);
@@ -148,8 +152,12 @@ public final class Soak {
                             + mb(g.heapAfterGcBytes()) + "," + mb(g.directBytes()) + "," + g.threads() + "," + g.openFds() + ","
                             + ms(lat.produce().p50()) + "," + ms(lat.produce().p99()) + "," + ms(lat.produce().p999()) + ","
                             + ms(lat.http().p50()) + "," + ms(lat.http().p99()) + "," + ms(lat.endToEnd().p50()) + ","
-                            + ms(lat.endToEnd().p99()) + "," + ms(lat.endToEnd().max()) + "," + loadAverage();
+                            + ms(lat.endToEnd().p99()) + "," + ms(lat.endToEnd().max()) + "," + loadAverage() + ","
+                            + split(b) + "," + split(g);
                     lines.add(line);
+                    if (minute == BASELINE_MINUTE || minute == minutes) {
+                        snapshot(runDir, cluster, minute == BASELINE_MINUTE ? "baseline" : "end");
+                    }
                     Files.write(csv, lines, StandardCharsets.UTF_8);
                     out.println("[soak] " + line);
                 }
@@ -206,6 +214,52 @@ public final class Soak {
         double perSecond = acked.get() * 1e9 / nanos;
         out.println("[soak] capacity: " + acked.get() + " events acknowledged in 10 s without pacing = " + Math.round(perSecond) + " events/s");
         return perSecond;
+    }
+
+    /** The RSS split and NMT columns of one process in soak.csv. */
+    private static String splitHeader(String process) {
+        StringBuilder sb = new StringBuilder();
+        for (String c : new String[]{"rss_anon", "rss_file", "rss_shmem", "journal_mapped", "nmt_total", "nmt_heap", "nmt_metaspace",
+                "nmt_threads", "nmt_code", "nmt_gc", "nmt_other_native"}) {
+            sb.append(sb.length() == 0 ? "" : ",").append(process).append('_').append(c).append("_mb");
+        }
+        return sb.toString();
+    }
+
+    private static String split(ProcessStats s) {
+        ProcessStats.Nmt n = s.nmt();
+        return String.join(",", mb(s.rssAnonBytes()), mb(s.rssFileBytes()), mb(s.rssShmemBytes()), mb(s.journalMappedBytes()),
+                mb(n.total()), mb(n.heap()), mb(n.metaspace()), mb(n.threads()), mb(n.code()), mb(n.gc()), mb(n.otherNative()));
+    }
+
+    /**
+     * What memory is made of at two times, to tell growth apart: at minute {@value #BASELINE_MINUTE} an NMT baseline
+     * is set in each process, and its smaps and class histogram are kept; at the last minute the NMT diff against that
+     * baseline, smaps and class histogram again ({@code <process>-<baseline|end>.smaps}, {@code .histo},
+     * {@code <process>-nmt-diff.txt} in the run directory).
+     */
+    private static void snapshot(Path runDir, Cluster cluster, String when) throws IOException {
+        for (var p : List.of(java.util.Map.entry("broker", cluster.broker().pid()), java.util.Map.entry("ingest", cluster.ingest().pid()))) {
+            long pid = p.getValue();
+            if (pid <= 0) {
+                continue;
+            }
+            try {
+                Files.copy(Path.of("/proc", Long.toString(pid), "smaps"), runDir.resolve(p.getKey() + "-" + when + ".smaps"),
+                        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            } catch (IOException e) {
+                // the process is gone
+            }
+            String histo = ProcessStats.jcmd(pid, "GC.class_histogram");
+            Files.writeString(runDir.resolve(p.getKey() + "-" + when + ".histo"),
+                    String.join("\n", histo.lines().limit(60).toList()) + "\n", StandardCharsets.UTF_8);
+            if (when.equals("baseline")) {
+                ProcessStats.jcmd(pid, "VM.native_memory", "baseline");
+            } else {
+                Files.writeString(runDir.resolve(p.getKey() + "-nmt-diff.txt"), ProcessStats.jcmd(pid, "VM.native_memory", "summary.diff"),
+                        StandardCharsets.UTF_8);
+            }
+        }
     }
 
     private static List<String> leaks(Path runDir) throws IOException {

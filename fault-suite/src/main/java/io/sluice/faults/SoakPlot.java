@@ -6,7 +6,8 @@ import java.util.Locale;
 
 /**
  * The soak's per-minute CSV as one SVG: a column of small panels sharing the minute axis, each with the series of
- * one unit (MiB, count, ms), every panel scaled from 0 to its largest value so a flat line reads as flat.
+ * one unit (MiB, count, ms), every panel scaled from 0 to its largest value so a flat line reads as flat. A column
+ * the CSV does not have (a soak from before the RSS split) is left out of its panel.
  */
 final class SoakPlot {
     private record Panel(String title, String[] columns, String[] labels) {
@@ -14,13 +15,21 @@ final class SoakPlot {
 
     private static final List<Panel> PANELS = List.of(
             new Panel("RSS (MiB)", new String[]{"broker_rss_mb", "ingest_rss_mb"}, new String[]{"broker", "sluice ingest"}),
+            new Panel("broker RSS split (MiB)", new String[]{"broker_rss_mb", "broker_rss_anon_mb", "broker_rss_file_mb", "broker_journal_mapped_mb", "broker_rss_shmem_mb"},
+                    new String[]{"RSS", "RssAnon", "RssFile", "of it journal", "RssShmem"}),
+            new Panel("broker NMT committed (MiB)", new String[]{"broker_nmt_heap_mb", "broker_nmt_metaspace_mb", "broker_nmt_threads_mb", "broker_nmt_code_mb",
+                    "broker_nmt_gc_mb", "broker_nmt_other_native_mb"}, new String[]{"Java heap", "metaspace", "threads", "code", "GC", "other native"}),
+            new Panel("sluice ingest RSS split (MiB)", new String[]{"ingest_rss_mb", "ingest_rss_anon_mb", "ingest_rss_file_mb", "ingest_rss_shmem_mb"},
+                    new String[]{"RSS", "RssAnon", "RssFile", "RssShmem"}),
+            new Panel("sluice ingest NMT committed (MiB)", new String[]{"ingest_nmt_heap_mb", "ingest_nmt_metaspace_mb", "ingest_nmt_threads_mb", "ingest_nmt_code_mb",
+                    "ingest_nmt_gc_mb", "ingest_nmt_other_native_mb"}, new String[]{"Java heap", "metaspace", "threads", "code", "GC", "other native"}),
             new Panel("heap after full GC (MiB)", new String[]{"broker_heap_after_gc_mb", "ingest_heap_after_gc_mb"}, new String[]{"broker", "sluice ingest"}),
             new Panel("direct / NMT Other (MiB)", new String[]{"broker_direct_mb", "ingest_direct_mb"}, new String[]{"broker", "sluice ingest"}),
             new Panel("threads", new String[]{"broker_threads", "ingest_threads"}, new String[]{"broker", "sluice ingest"}),
             new Panel("open file descriptors", new String[]{"broker_fds", "ingest_fds"}, new String[]{"broker", "sluice ingest"}),
             new Panel("produce latency (ms)", new String[]{"produce_p50_ms", "produce_p99_ms", "http_p99_ms"}, new String[]{"binary p50", "binary p99", "HTTP p99"}),
             new Panel("end-to-end latency (ms)", new String[]{"e2e_p50_ms", "e2e_p99_ms"}, new String[]{"p50", "p99"}));
-    private static final String[] COLORS = {"#1f77b4", "#d62728", "#2ca02c"};
+    private static final String[] COLORS = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"};
 
     private SoakPlot() {
     }
@@ -48,6 +57,9 @@ final class SoakPlot {
             double max = 0;
             for (String c : p.columns()) {
                 int ci = index(header, c);
+                if (ci < 0) {
+                    continue;
+                }
                 for (String[] r : rows) {
                     max = Math.max(max, value(r, ci));
                 }
@@ -60,6 +72,9 @@ final class SoakPlot {
             sb.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">0</text>\n", left - 4, y0 + ph));
             for (int s = 0; s < p.columns().length; s++) {
                 int ci = index(header, p.columns()[s]);
+                if (ci < 0) {
+                    continue; // a CSV of an older soak, without this column
+                }
                 StringBuilder pts = new StringBuilder();
                 for (int i = 0; i < rows.size(); i++) {
                     double v = value(rows.get(i), ci);
@@ -89,7 +104,7 @@ final class SoakPlot {
                 return i;
             }
         }
-        throw new IllegalArgumentException("no column " + column);
+        return -1;
     }
 
     private static double value(String[] row, int i) {

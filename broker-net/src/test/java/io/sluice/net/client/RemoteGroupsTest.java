@@ -11,6 +11,7 @@ import io.sluice.core.SluiceException;
 import io.sluice.core.TopicConfig;
 import io.sluice.core.TopicPartition;
 import io.sluice.testkit.Await;
+import io.sluice.testkit.FaultProxy;
 import io.sluice.testkit.GroupHistory;
 import io.sluice.net.client.internal.ClientConnection;
 import io.sluice.net.client.internal.Connector;
@@ -28,9 +29,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -180,6 +183,47 @@ class RemoteGroupsTest {
             });
         }
         assertThat(history.check(ends)).isGreaterThan(2);
+    }
+
+    /**
+     * The remote twin of the embedded consumer's expiry race (GroupHistoryTest under load): a member whose session
+     * runs out between its JOIN_GROUP and the OFFSET_FETCH of its new partitions (which carries its member id and
+     * generation) is refused with UNKNOWN_MEMBER. Provoked deterministically: every request reaches the broker 1.5 s
+     * late through a proxy, longer than the 1 s session, so the lookup always arrives after the session ended. The
+     * consumer must not fail {@code subscribe}: it takes nothing, joins again at the next poll, and then reads every
+     * partition from its committed offset (else the earliest), each record once.
+     */
+    @Test
+    void aSessionThatExpiresBetweenTheJoinAndTheOffsetLookupsIsJoinedAgainAtTheNextPollNotThrown() {
+        broker.broker.groups().resetOffsets("late", Map.of(p0, 5L));
+        try (FaultProxy proxy = FaultProxy.tcp("127.0.0.1", broker.server().port());
+             Consumer c = new RemoteConsumer("127.0.0.1:" + proxy.port(), ConsumerConfig.builder().groupId("late").clientId("late")
+                     .offsetReset(OffsetReset.EARLIEST).sessionTimeoutMillis(1_000).build())) {
+            proxy.delayAll(Duration.ofMillis(1_500));
+            c.subscribe("g"); // JOIN_GROUP arrives late, then OFFSET_FETCH 1.5 s after the session began: refused
+            assertThat(c.assignment()).isEmpty();
+            assertThat(c.groupMembership()).isEmpty();
+
+            proxy.heal();
+            Set<String> read = new HashSet<>();
+            List<String> duplicates = new ArrayList<>();
+            Map<TopicPartition, Long> first = new HashMap<>();
+            Await.until("the member joined again and read all 35 records after the committed offsets", Duration.ofSeconds(60), () -> {
+                for (var r : c.poll(Duration.ofMillis(100))) {
+                    TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+                    first.putIfAbsent(tp, r.offset());
+                    if (!read.add(tp + "@" + r.offset())) {
+                        duplicates.add(tp + "@" + r.offset());
+                    }
+                }
+                return read.size() >= 35;
+            });
+            assertThat(c.assignment()).hasSize(4);
+            assertThat(first.get(p0)).isEqualTo(5L); // from its committed offset
+            assertThat(first).containsEntry(new TopicPartition("g", 1), 0L).containsEntry(new TopicPartition("g", 3), 0L);
+            assertThat(read).hasSize(35);
+            assertThat(duplicates).isEmpty();
+        }
     }
 
     private static ConsumerGroups.Membership join(ClientConnection c, String memberId, int generation, String client) {

@@ -48,7 +48,9 @@ import java.util.function.Function;
  * broker's core {@code ConsumerGroups}: {@link #subscribe} joins, {@link #poll} heartbeats every third of the
  * session timeout (at most every second) with its member id and generation. When the group rebalances it drops every
  * partition (and any prefetched records), rejoins, and starts the new generation's partitions from their committed
- * offsets (else {@code offsetReset}); {@link #close} leaves. After each poll that returned records the consumer prefetches the next records (a fetch
+ * offsets (else {@code offsetReset}); {@link #close} leaves. A member whose session ran out between its join and the
+ * committed-offset lookups of its new partitions (its thread or its requests held past the session timeout) takes
+ * nothing and joins again at the next poll, as after a heartbeat refused for expiry; {@code subscribe} does not fail. After each poll that returned records the consumer prefetches the next records (a fetch
  * that does not wait, from the end of what it has buffered), so a busy consumer overlaps the network round trip with
  * the application's work.
  *
@@ -441,7 +443,19 @@ public final class RemoteConsumer implements Consumer {
             }
         } else if (m.generation() != generation || !m.assignment().equals(assignment)) {
             generation = m.generation();
-            applyAssignment(new TreeSet<>(m.assignment()));
+            try {
+                applyAssignment(new TreeSet<>(m.assignment()));
+            } catch (SluiceException.UnknownMemberException | SluiceException.FencedMemberException
+                     | SluiceException.IllegalGenerationException refused) {
+                // The session ran out (or the generation moved on) between the join and the committed-offset lookups
+                // of the new partitions (OFFSET_FETCH carries the member and generation): this thread or its requests
+                // were held longer than session.timeout.ms, as on a loaded machine. Take nothing and join again at
+                // the next poll, as after a heartbeat refused for expiry, instead of failing subscribe() or poll().
+                LOG.info("group '{}': {} while taking {}; joining again at the next poll", config.groupId(),
+                        refused.getMessage(), m.assignment());
+                applyAssignment(new TreeSet<>());
+                pending = true;
+            }
         }
     }
 
