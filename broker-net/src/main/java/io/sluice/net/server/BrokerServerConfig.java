@@ -44,12 +44,15 @@ import io.sluice.net.protocol.Frames;
  * @param maxUnauthenticatedConnections with a token: connections open and not yet authenticated (default 128); a
  *                                 further one is closed at once. With {@code authMaxFrameBytes} this bounds what
  *                                 clients without the token can make the server hold
+ * @param readerIdleMillis         a connection closes its reader of a partition it has not fetched for this long
+ *                                 (default 60 s): a consumer whose assignment moved must not keep the journal files
+ *                                 that reader mapped (disk space after retention, page cache) until it disconnects
  */
 public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize, int maxInFlightPerConnection,
                                  int maxConnections, long idleTimeoutMillis, long frameTimeoutMillis, int maxFetchWaitMillis, int maxFetchBytes, int ioThreads,
                                  boolean preferNativeTransport, long shutdownTimeoutMillis, String authToken,
                                  SslContext sslContext, int authMaxFrameBytes, long authTimeoutMillis,
-                                 int maxUnauthenticatedConnections) {
+                                 int maxUnauthenticatedConnections, long readerIdleMillis) {
 
     public static final int MAX_FRAME_SIZE_LIMIT = 256 << 20;
 
@@ -68,6 +71,7 @@ public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize,
     public static final String AUTH_MAX_FRAME_BYTES = "auth.max.frame.bytes";
     public static final String AUTH_TIMEOUT_MS = "auth.timeout.ms";
     public static final String MAX_UNAUTHENTICATED_CONNECTIONS = "max.unauthenticated.connections";
+    public static final String READER_IDLE_MS = "reader.idle.ms";
 
     /**
      * The binary listener's settings as the broker's properties file names them; the builder's defaults come from
@@ -107,7 +111,10 @@ public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize,
             .define(AUTH_TIMEOUT_MS, Type.LONG, 10_000L, Validator.atLeast(1), Importance.LOW,
                     "with a token: a connection not authenticated this long after it opened is closed")
             .define(MAX_UNAUTHENTICATED_CONNECTIONS, Type.INT, 128, Validator.atLeast(1), Importance.MEDIUM,
-                    "with a token: connections open and not yet authenticated; a further one is closed at once");
+                    "with a token: connections open and not yet authenticated; a further one is closed at once")
+            .define(READER_IDLE_MS, Type.LONG, 60_000L, Validator.atLeast(1), Importance.LOW,
+                    "a connection closes its reader of a partition it has not fetched for this long, so a consumer "
+                            + "whose assignment moved does not keep old journal files mapped");
 
     public static final String DEFAULT_BIND_ADDRESS = DEFINITION.defaultString(BIND);
     public static final int DEFAULT_PORT = DEFINITION.defaultInt(PORT);
@@ -144,6 +151,7 @@ public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize,
         }
         DEFINITION.check(AUTH_TIMEOUT_MS, "authTimeoutMillis", authTimeoutMillis);
         DEFINITION.check(MAX_UNAUTHENTICATED_CONNECTIONS, "maxUnauthenticatedConnections", maxUnauthenticatedConnections);
+        DEFINITION.check(READER_IDLE_MS, "readerIdleMillis", readerIdleMillis);
     }
 
     public static Builder builder() {
@@ -167,7 +175,8 @@ public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize,
                 .shutdownTimeoutMillis(settings.getLong(SHUTDOWN_TIMEOUT_MS))
                 .authMaxFrameBytes(settings.getInt(AUTH_MAX_FRAME_BYTES))
                 .authTimeoutMillis(settings.getLong(AUTH_TIMEOUT_MS))
-                .maxUnauthenticatedConnections(settings.getInt(MAX_UNAUTHENTICATED_CONNECTIONS));
+                .maxUnauthenticatedConnections(settings.getInt(MAX_UNAUTHENTICATED_CONNECTIONS))
+                .readerIdleMillis(settings.getLong(READER_IDLE_MS));
     }
 
     /** The frame limit before authentication: {@code min(authMaxFrameBytes, maxFrameSize)}. */
@@ -204,6 +213,7 @@ public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize,
         private int authMaxFrameBytes = DEFAULT_AUTH_MAX_FRAME_BYTES;
         private long authTimeoutMillis = DEFAULT_AUTH_TIMEOUT_MILLIS;
         private int maxUnauthenticatedConnections = DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS;
+        private long readerIdleMillis = DEFINITION.defaultLong(READER_IDLE_MS);
 
         private Builder() {
         }
@@ -225,11 +235,13 @@ public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize,
         public Builder authMaxFrameBytes(int v) { this.authMaxFrameBytes = v; return this; }
         public Builder authTimeoutMillis(long v) { this.authTimeoutMillis = v; return this; }
         public Builder maxUnauthenticatedConnections(int v) { this.maxUnauthenticatedConnections = v; return this; }
+        public Builder readerIdleMillis(long v) { this.readerIdleMillis = v; return this; }
 
         public BrokerServerConfig build() {
             return new BrokerServerConfig(bindAddress, port, maxFrameSize, maxInFlightPerConnection, maxConnections,
                     idleTimeoutMillis, frameTimeoutMillis, maxFetchWaitMillis, maxFetchBytes, ioThreads, preferNativeTransport, shutdownTimeoutMillis,
-                    authToken, sslContext, authMaxFrameBytes, authTimeoutMillis, maxUnauthenticatedConnections);
+                    authToken, sslContext, authMaxFrameBytes, authTimeoutMillis, maxUnauthenticatedConnections,
+                    readerIdleMillis);
         }
     }
 }

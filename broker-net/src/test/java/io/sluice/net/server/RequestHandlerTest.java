@@ -348,6 +348,45 @@ class RequestHandlerTest {
     }
 
     @Test
+    void aReaderNotFetchedForReaderIdleMsIsClosedAtTheConnectionsNextFetchAndReopenedWhenFetchedAgain() throws Exception {
+        try (var producer = broker.newProducer(io.sluice.core.ProducerConfig.DEFAULT)) {
+            for (int p = 0; p < 2; p++) {
+                for (int i = 0; i < 3; i++) {
+                    producer.send(new ProducerRecord("t", p, null, ("p" + p + "-" + i).getBytes(StandardCharsets.UTF_8), List.of(), -1)).get();
+                }
+            }
+        }
+        EmbeddedChannel ch = channel(BrokerServerConfig.builder().maxFrameSize(4096).readerIdleMillis(200).build());
+        RequestHandler connection = ch.pipeline().get(RequestHandler.class);
+        TopicPartition p0 = new TopicPartition("t", 0);
+        TopicPartition p1 = new TopicPartition("t", 1);
+        Fetch.Request fetch0 = new Fetch.Request(0, 1 << 20, List.of(new Fetch.PartitionRequest(p0, 1, 1 << 20)));
+        Fetch.Request fetch1 = new Fetch.Request(0, 1 << 20, List.of(new Fetch.PartitionRequest(p1, 0, 1 << 20)));
+        ch.writeInbound(request(ApiKey.FETCH, 1, fetch0::encode), request(ApiKey.FETCH, 2, fetch1::encode));
+        assertThat(responses(ch)).hasSize(2);
+        assertThat(connection.openReaders()).containsExactlyInAnyOrder(p0, p1);
+
+        // the consumer's assignment moved: it fetches only partition 1 from now on; partition 0's reader goes once it
+        // has not been fetched for 200 ms (the connection looks at its next fetch, never on a timer of its own)
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        int correlation = 3;
+        while (connection.openReaders().contains(p0) && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+            ch.writeInbound(request(ApiKey.FETCH, correlation++, fetch1::encode));
+            assertThat(fetched(responses(ch).get(0), fetch1).partitions().get(0).records()).hasSize(3);
+        }
+        assertThat(connection.openReaders()).containsExactly(p1);
+
+        // fetched again: a fresh reader, positioned where the fetch asks
+        ch.writeInbound(request(ApiKey.FETCH, correlation, fetch0::encode));
+        Fetch.PartitionData again = fetched(responses(ch).get(0), fetch0).partitions().get(0);
+        assertThat(again.records()).extracting(rec -> new String(rec.value(), StandardCharsets.UTF_8)).containsExactly("p0-1", "p0-2");
+        assertThat(connection.openReaders()).containsExactlyInAnyOrder(p0, p1);
+        ch.finishAndReleaseAll();
+        assertThat(connection.openReaders()).isEmpty();
+    }
+
+    @Test
     void withATokenConfiguredEveryApiButApiVersionsRequiresAuthenticationAndAWrongTokenClosesTheConnection() {
         BrokerServerConfig config = BrokerServerConfig.builder().maxFrameSize(4096).authToken("s3cret-token-value").build();
         EmbeddedChannel ch = channel(config);

@@ -49,6 +49,11 @@ import java.util.concurrent.TimeUnit;
  * authenticate, at most {@code max.unauthenticated.connections} such connections at a time; which APIs it may call
  * is the subclass's rule. Each close is logged (rate-limited: 1st, 2nd, 4th, ... at WARN) and counted.
  *
+ * <p>Readers: a partition's {@link PartitionReader} is opened at the connection's first fetch of it and kept for the
+ * next (its position, its mapped journal file); one not fetched for {@code reader.idle.ms} is closed when the
+ * connection next fetches anything, so a consumer whose assignment moved on does not keep the old partitions'
+ * journal files mapped (their disk space after retention, their page cache) until it disconnects.
+ *
  * <p>Slow drip: a frame that started arriving must complete within {@code frame.timeout.ms}; the check is armed only
  * while a frame is incomplete, so an idle connection (a long-polling fetch) never wakes its event loop.
  */
@@ -67,7 +72,10 @@ public abstract class PipelinedConnection extends ChannelInboundHandlerAdapter {
     private final boolean[] done;
     /** Requests with an answer ready that wait for their response to be the next written (see {@link #canWriteNow}). */
     private final Runnable[] turnWaiters;
-    private final Map<TopicPartition, PartitionReader> readers = new HashMap<>();
+    private final Map<TopicPartition, OpenReader> readers = new HashMap<>();
+    private final long readerIdleNanos;
+    /** When {@link #reader} next looks for idle readers ({@link System#nanoTime}). */
+    private long nextReaderSweep;
     /** Long-polling fetches waiting for an append: a drain or a close runs them at once. */
     private final Set<Runnable> waitingFetches = new HashSet<>();
     private ChannelHandlerContext ctx;
@@ -95,6 +103,18 @@ public abstract class PipelinedConnection extends ChannelInboundHandlerAdapter {
         this.done = new boolean[maxInFlight];
         this.turnWaiters = new Runnable[maxInFlight];
         this.authenticated = !authRequired;
+        this.readerIdleNanos = TimeUnit.MILLISECONDS.toNanos(config.readerIdleMillis());
+        this.nextReaderSweep = System.nanoTime();
+    }
+
+    /** A reader and when a fetch last used it. */
+    private static final class OpenReader {
+        final PartitionReader reader;
+        long usedNanos;
+
+        OpenReader(PartitionReader reader) {
+            this.reader = reader;
+        }
     }
 
     /**
@@ -158,21 +178,46 @@ public abstract class PipelinedConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** The connection's reader of a partition (opened lazily, closed with the connection). Event loop. */
+    /**
+     * The connection's reader of a partition (opened lazily, closed with the connection or after
+     * {@code reader.idle.ms} unused), for use within the calling fetch. Event loop.
+     */
     public final PartitionReader reader(TopicPartition tp) {
-        PartitionReader reader = readers.get(tp);
-        if (reader == null) {
-            reader = front.openReader(tp);
-            readers.put(tp, reader);
+        long now = System.nanoTime();
+        if (now - nextReaderSweep >= 0) {
+            closeIdleReaders(now);
+            nextReaderSweep = now + Math.max(1, readerIdleNanos / 4);
         }
-        return reader;
+        OpenReader open = readers.get(tp);
+        if (open == null) {
+            open = new OpenReader(front.openReader(tp));
+            readers.put(tp, open);
+        }
+        open.usedNanos = now;
+        return open.reader;
+    }
+
+    private void closeIdleReaders(long now) {
+        var it = readers.entrySet().iterator();
+        while (it.hasNext()) {
+            OpenReader open = it.next().getValue();
+            if (now - open.usedNanos >= readerIdleNanos) {
+                it.remove();
+                open.reader.close();
+            }
+        }
+    }
+
+    /** Partitions this connection holds a reader of. Event loop. */
+    public final Set<TopicPartition> openReaders() {
+        return Set.copyOf(readers.keySet());
     }
 
     /** Drops a reader that failed (a damaged batch, a deleted topic); the next read opens a fresh one. Event loop. */
     public final void dropReader(TopicPartition tp) {
-        PartitionReader reader = readers.remove(tp);
-        if (reader != null) {
-            reader.close();
+        OpenReader open = readers.remove(tp);
+        if (open != null) {
+            open.reader.close();
         }
     }
 
@@ -457,8 +502,8 @@ public abstract class PipelinedConnection extends ChannelInboundHandlerAdapter {
         for (Runnable fetch : List.copyOf(waitingFetches)) {
             fetch.run(); // sees the closed channel: cancels its append wake-up and answers nothing
         }
-        for (PartitionReader reader : readers.values()) {
-            reader.close();
+        for (OpenReader open : readers.values()) {
+            open.reader.close();
         }
         readers.clear();
         super.channelInactive(ctx);
