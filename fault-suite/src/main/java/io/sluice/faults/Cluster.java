@@ -51,6 +51,9 @@ public final class Cluster implements AutoCloseable {
     private final FaultProxy replicatedProxy;
     private final Node broker;
     private final Node ingest;
+    /** The journal strategy's ClickHouse and the proxy its {@code sluice ingest} talks through, or null. */
+    private final ClickHouseServer journalServer;
+    private final FaultProxy journalProxy;
     private final List<Table> tables = new ArrayList<>();
     private final Path dataDir;
     private final boolean tmpfs;
@@ -59,6 +62,15 @@ public final class Cluster implements AutoCloseable {
     private final int kafkaPort;
 
     public Cluster(TortureConfig config) {
+        this(config, false);
+    }
+
+    /**
+     * @param journalOnReplicated the {@code journal} strategy's table is a {@code ReplicatedMergeTree} on the second
+     *                            private ClickHouse with its own ZooKeeper (behind {@link #journalProxy()}) instead of
+     *                            a {@code MergeTree} on the shared one
+     */
+    Cluster(TortureConfig config, boolean journalOnReplicated) {
         this.config = config;
         Path run = config.runDir();
         this.clickHouse = ClickHouseServer.shared();
@@ -72,7 +84,7 @@ public final class Cluster implements AutoCloseable {
             this.redis = null;
             this.redisProxy = null;
         }
-        if (config.has("replicated") && clickHouse.isPrivate()) {
+        if ((config.has("replicated") || journalOnReplicated && config.has("journal")) && clickHouse.isPrivate()) {
             this.replicated = ClickHouseServer.replicated(); // starts the shared private ZooKeeper first
             this.replicatedProxy = FaultProxy.forUrl(replicated.url());
         } else {
@@ -119,7 +131,7 @@ public final class Cluster implements AutoCloseable {
             props.put("ingest.wp.workers", "2");
             props.put("ingest.wp.redis.claim.idle.ms", Long.toString(Math.max(5_000, 3 * config.insertTimeoutMillis())));
         }
-        if (replicated != null) {
+        if (replicated != null && config.has("replicated")) {
             String t = replicated.createDatabase("torture") + ".replicated";
             replicated.execute("CREATE TABLE " + t + " (id UInt64, p UInt32, _sluice_partition UInt32, _sluice_offset UInt64)"
                     + " ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/" + t + "', '{replica}')"
@@ -143,18 +155,24 @@ public final class Cluster implements AutoCloseable {
                 "broker", "--config", brokerConfig.toString());
 
         if (config.has("journal")) {
-            String t = db + ".journal";
-            clickHouse.execute("CREATE TABLE " + t + " (id UInt64, p UInt32, _sluice_partition UInt32, _sluice_offset UInt64)"
-                    + " ENGINE = MergeTree ORDER BY (_sluice_partition, _sluice_offset)");
-            tables.add(new Table("journal", t, true, clickHouse));
+            boolean onReplicated = journalOnReplicated && replicated != null;
+            this.journalServer = onReplicated ? replicated : clickHouse;
+            this.journalProxy = onReplicated ? replicatedProxy : clickHouseProxy;
+            String t = (onReplicated ? replicated.createDatabase("torture") : db) + ".journal";
+            journalServer.execute("CREATE TABLE " + t + " (id UInt64, p UInt32, _sluice_partition UInt32, _sluice_offset UInt64)"
+                    + (onReplicated ? " ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/" + t + "', '{replica}')"
+                    : " ENGINE = MergeTree") + " ORDER BY (_sluice_partition, _sluice_offset)");
+            tables.add(new Table("journal", t, true, journalServer));
             this.ingest = new Node("ingest", run, "256m", config.ingestEnv(), "sluice ingest: IngestConfig[",
-                    "ingest", "--bootstrap", bootstrap(), "--topic", TOPIC, "--clickhouse", clickHouseProxy.url(),
+                    "ingest", "--bootstrap", bootstrap(), "--topic", TOPIC, "--clickhouse", journalProxy.url(),
                     "--table", t, "--strategy", "journal", "--batch-rows", "500", "--linger-ms", "50",
                     "--group", "ingest-journal", "--metrics-interval-s", "0",
                     "--set", "insert.timeout.ms=" + config.insertTimeoutMillis(),
                     "--set", "retry.max.ms=2000");
         } else {
             this.ingest = null;
+            this.journalServer = null;
+            this.journalProxy = null;
         }
     }
 
@@ -204,6 +222,16 @@ public final class Cluster implements AutoCloseable {
     /** The {@code sluice ingest} process, or null when the journal strategy is not in the run. */
     public Node ingest() {
         return ingest;
+    }
+
+    /** The ClickHouse holding the journal strategy's table (null without {@code journal}). */
+    public ClickHouseServer journalServer() {
+        return journalServer;
+    }
+
+    /** The proxy the journal strategy's {@code sluice ingest} inserts through (null without {@code journal}). */
+    public FaultProxy journalProxy() {
+        return journalProxy;
     }
 
     public ClickHouseServer clickHouse() {

@@ -8,13 +8,15 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Issue 24: the offset-range strategy's exclusion does not depend on configuration. Two {@code sluice ingest}
  * members of one group on one table, one with {@code batch.rows=500, linger.ms=50}, the other with
  * {@code batch.rows=777, batch.bytes=4096, linger.ms=7}, every third INSERT delivered after its client timed out,
  * and the first member SIGSTOPped past its session (until the coordinator shows the other member owning all four
- * partitions) and resumed as a zombie: every acknowledged event lands once.
+ * partitions) and resumed as a zombie: every acknowledged event lands once — into a {@code MergeTree}, and into a
+ * {@code ReplicatedMergeTree} on a private ClickHouse with its own private ZooKeeper.
  */
 @ExtendWith(ServicesExtension.class)
 class MixedBatchSettingsTest {
@@ -24,6 +26,26 @@ class MixedBatchSettingsTest {
         MixedSettings.Result r = MixedSettings.run(dir, 400, 45);
         System.out.println("[reliability] two members with different batch settings: " + r);
         assertThat(r.delayedInserts()).as("INSERTs the proxy delivered late").isPositive();
+        assertThat(r.insertsHeldPastTakeover()).as("INSERTs of the paused member delivered after its session").isPositive();
+        assertThat(r.partitionsOfBWhilePaused()).as("partitions the coordinator gave B while A was paused").isEqualTo(4);
+        assertThat(r.acked()).as("acknowledged events").isPositive();
+        assertThat(r.lost()).as("acknowledged events missing (" + r + ")").isZero();
+        assertThat(r.duplicated()).as("duplicated rows (" + r + ")").isZero();
+    }
+
+    /**
+     * The same on a {@code ReplicatedMergeTree}: block deduplication alone only drops identical blocks, and the two
+     * members (and the zombie's late INSERTs) cut overlapping ranges into different blocks.
+     */
+    @Test
+    void onAReplicatedTableMembersWithDifferentBatchSettingsLateInsertsAndAPausedMemberLandEveryEventExactlyOnce(
+            ClickHouseServer clickHouse) throws Exception {
+        assumeTrue(clickHouse.isPrivate(), "needs private servers (ZooKeeper and a replicated ClickHouse)");
+        Path dir = Path.of("target", "torture", "mixed-settings-replicated-" + System.currentTimeMillis()).toAbsolutePath();
+        MixedSettings.Result r = MixedSettings.run(dir, 400, 45, true);
+        System.out.println("[reliability] two members with different batch settings on a ReplicatedMergeTree: " + r);
+        assertThat(r.delayedInserts()).as("INSERTs the proxy delivered late").isPositive();
+        assertThat(r.insertsHeldPastTakeover()).as("INSERTs of the paused member delivered after its session").isPositive();
         assertThat(r.partitionsOfBWhilePaused()).as("partitions the coordinator gave B while A was paused").isEqualTo(4);
         assertThat(r.acked()).as("acknowledged events").isPositive();
         assertThat(r.lost()).as("acknowledged events missing (" + r + ")").isZero();

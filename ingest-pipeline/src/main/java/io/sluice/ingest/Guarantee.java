@@ -14,7 +14,13 @@ public enum Guarantee {
      * (the server refuses the second, code 216) and a copy that arrives late finds its rows present and adds nothing.
      */
     EXACTLY_ONCE_IDEMPOTENT_INSERT("exactly-once-idempotent-insert"),
-    /** Journal, offset columns, {@code Replicated*MergeTree}: every retry sends the identical block, which the server drops. */
+    /**
+     * Journal, offset columns, {@code Replicated*MergeTree}. On one server: the idempotent insert above (same slot query
+     * ids, so members with different batch settings are excluded), refused while a row of the range is in a part not
+     * registered in ZooKeeper (what a {@code 319} leaves behind). On the shards of a cluster: every retry sends the
+     * identical block, which the server drops. After an INSERT of unknown outcome, nothing is sent again before the
+     * replicas showed what landed in registered parts.
+     */
     EXACTLY_ONCE_REPLICATED_DEDUP("exactly-once-replicated-dedup"),
     /**
      * Journal, offset columns, server with {@code insert_deduplication_token} (22.2+) and a table that deduplicates

@@ -29,6 +29,24 @@ import java.util.Map;
  * rows, or from a member that was paused past its session — finds them present and adds the rest only. A partial
  * landing (a 5xx after some blocks were written) is harmless for the same reason.
  *
+ * <p><b>On a {@code Replicated*MergeTree}</b> ({@link #onReplica}: one server, every member inserting into the same
+ * replica, so the query id excludes there) the statement also refuses to run while a row of the range is in a part
+ * <i>not registered</i> in ZooKeeper under that replica ({@code system.zookeeper}): such a part is what a
+ * {@code 319 UNKNOWN_STATUS_OF_INSERT} can leave behind, visible to queries but moved aside by the replica later, so
+ * counting its rows as present would lose them, and inserting them again would show them twice until then. The
+ * guard is a scalar subquery, evaluated before any row is inserted:
+ *
+ * <pre>
+ *   ... WHERE throwIf((SELECT count() FROM db.t WHERE _sluice_partition = P AND _sluice_offset BETWEEN first AND last
+ *                      AND _part NOT IN (SELECT name FROM system.zookeeper WHERE path = '&lt;replica_path&gt;/parts')) &gt; 0) = 0
+ *         AND _sluice_offset NOT IN (...)
+ * </pre>
+ *
+ * The server answers {@value #UNREGISTERED_PART_OF_RANGE} ({@code FUNCTION_THROW_IF_VALUE_IS_NON_ZERO}) and inserts
+ * nothing; the caller waits until the replica dropped the part ({@link ReplicatedLanding}) and sends the statement
+ * again. While the statement runs no other statement over the slot runs on that server (the query id), so no new
+ * part of the range appears between the guard and the insert.
+ *
  * <p>Cost: the filter reads the range's provenance columns from the target (primary-key range when the table is
  * ordered by them). Limitation: in JSON mode the external table has every insertable column of the target, so an
  * event that omits a column with a {@code DEFAULT} expression gets the type's default instead of the expression.
@@ -55,6 +73,9 @@ public final class IdempotentInsert {
         return Math.floorDiv(a, SLOT) == Math.floorDiv(b, SLOT);
     }
 
+    /** What the server answers when {@link #onReplica}'s guard finds a row of the range in an unregistered part. */
+    public static final int UNREGISTERED_PART_OF_RANGE = 395;
+
     /** One request: statement, query id, and how the server reads the external data. */
     public record Statement(String sql, String queryId, String format, String structure) {
     }
@@ -63,12 +84,31 @@ public final class IdempotentInsert {
     private final String columnList;
     private final String format;
     private final String structure;
+    /** {@code <replica_path>/parts} of the replica the statements run on ({@link #onReplica}), else null. */
+    private final String registeredParts;
 
     /**
      * @param encoder null for JSON passthrough (the external table has every insertable column of the target), or
      *                the encoder whose columns, followed by the provenance columns, are the RowBinary row
      */
     public IdempotentInsert(ClickHouseTarget target, RowEncoder encoder, RowFormat.Provenance provenance) {
+        this(target, encoder, provenance, null);
+    }
+
+    /**
+     * For a {@code Replicated*MergeTree} whose statements all run on the replica at {@code replicaPath} (its
+     * {@code system.replicas.replica_path} in ZooKeeper): {@link #offsets} also refuses ranges with rows in parts not
+     * registered there (see the class comment).
+     */
+    public static IdempotentInsert onReplica(ClickHouseTarget target, RowEncoder encoder, String replicaPath) {
+        if (replicaPath == null || replicaPath.isBlank() || replicaPath.indexOf('\'') >= 0) {
+            throw new IllegalArgumentException("replica path: " + replicaPath);
+        }
+        return new IdempotentInsert(target, encoder, RowFormat.Provenance.OFFSETS, replicaPath + "/parts");
+    }
+
+    private IdempotentInsert(ClickHouseTarget target, RowEncoder encoder, RowFormat.Provenance provenance, String registeredParts) {
+        this.registeredParts = registeredParts;
         this.table = target.table();
         List<String> cols = new ArrayList<>();
         if (encoder == null) {
@@ -108,10 +148,13 @@ public final class IdempotentInsert {
             return new Statement("INSERT INTO " + table + " (" + columnList + ") SELECT " + columnList + " FROM " + EXTERNAL,
                     queryId, format, structure);
         }
+        String range = ClickHouseTarget.PARTITION_COLUMN + " = " + partition + " AND " + ClickHouseTarget.OFFSET_COLUMN
+                + " BETWEEN " + first + " AND " + last;
+        String guard = registeredParts == null ? "" : "throwIf((SELECT count() FROM " + table + " WHERE " + range
+                + " AND _part NOT IN (SELECT name FROM system.zookeeper WHERE path = '" + registeredParts + "')) > 0) = 0 AND ";
         String sql = "INSERT INTO " + table + " (" + columnList + ") SELECT " + columnList + " FROM " + EXTERNAL
-                + " WHERE " + ClickHouseTarget.OFFSET_COLUMN + " NOT IN (SELECT " + ClickHouseTarget.OFFSET_COLUMN
-                + " FROM " + table + " WHERE " + ClickHouseTarget.PARTITION_COLUMN + " = " + partition + " AND "
-                + ClickHouseTarget.OFFSET_COLUMN + " BETWEEN " + first + " AND " + last + ")";
+                + " WHERE " + guard + ClickHouseTarget.OFFSET_COLUMN + " NOT IN (SELECT " + ClickHouseTarget.OFFSET_COLUMN
+                + " FROM " + table + " WHERE " + range + ")";
         return new Statement(sql, queryId, format, structure);
     }
 

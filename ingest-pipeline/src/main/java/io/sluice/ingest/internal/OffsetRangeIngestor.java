@@ -29,7 +29,12 @@ import java.util.function.Function;
  * <ul>
  *   <li>offset columns, any server: {@link Guarantee#EXACTLY_ONCE_IDEMPOTENT_INSERT} ({@link IdempotentInsert},
  *       query id {@code sluice-<table>-<topic>-<partition>-s<slot>}, a partition's batches one at a time);</li>
- *   <li>offset columns, {@code Replicated*MergeTree}: {@link Guarantee#EXACTLY_ONCE_REPLICATED_DEDUP};</li>
+ *   <li>offset columns, {@code Replicated*MergeTree}: {@link Guarantee#EXACTLY_ONCE_REPLICATED_DEDUP}: on one server
+ *       ({@code clickhouse.url}) the same idempotent insert with the same slot query ids, refused while a row of the
+ *       range is in a part not registered in ZooKeeper ({@link IdempotentInsert#onReplica}), so members with
+ *       different batch settings are excluded as on a plain table; on the shards of a cluster
+ *       ({@code clickhouse.shards}) a plain INSERT whose retries are identical blocks (the server drops them),
+ *       failing over between replicas — exclusion there needs members with the same batch settings;</li>
  *   <li>offset columns, {@code insert_deduplication_token} and a deduplicating table:
  *       {@link Guarantee#EXACTLY_ONCE_DEDUP_TOKEN};</li>
  *   <li>no offset columns: {@link Guarantee#AT_LEAST_ONCE}.</li>
@@ -74,10 +79,19 @@ public final class OffsetRangeIngestor implements BatchSink<RowBatch<Long>> {
     private void openContext() {
         SinkContext c = new SinkContext(config, RowFormat.Provenance.OFFSETS, metrics);
         Guarantee g = choose(c.target);
+        IdempotentInsert statements;
+        try {
+            statements = g == Guarantee.EXACTLY_ONCE_IDEMPOTENT_INSERT
+                    ? new IdempotentInsert(c.target, config.rowEncoder(), RowFormat.Provenance.OFFSETS)
+                    : g == Guarantee.EXACTLY_ONCE_REPLICATED_DEDUP && config.shards().isEmpty()
+                    ? IdempotentInsert.onReplica(c.target, config.rowEncoder(), replicaPath(c)) : null;
+        } catch (RuntimeException e) {
+            c.close();
+            throw e;
+        }
         this.inserter = c.inserter(c.format, Map.of(), c.clickHouseDeadLetters());
         this.shards = Shards.open(c, inserter);
-        this.idempotent = g == Guarantee.EXACTLY_ONCE_IDEMPOTENT_INSERT
-                ? new IdempotentInsert(c.target, config.rowEncoder(), RowFormat.Provenance.OFFSETS) : null;
+        this.idempotent = statements;
         this.replicated = g == Guarantee.EXACTLY_ONCE_REPLICATED_DEDUP ? new ReplicatedLanding(config.database(), config.tableName()) : null;
         this.guarantee = g;
         this.ctx = c;
@@ -85,13 +99,32 @@ public final class OffsetRangeIngestor implements BatchSink<RowBatch<Long>> {
             case EXACTLY_ONCE_IDEMPOTENT_INSERT -> LOG.info("offset-range {}: guarantee {}: table {} ({}) has offset columns;"
                             + " each batch is an idempotent INSERT ... SELECT with one query_id per offset slot (ClickHouse {})",
                     config.name(), g, config.table(), c.target.engine(), c.target.version());
-            case EXACTLY_ONCE_REPLICATED_DEDUP -> LOG.info("offset-range {}: guarantee {}: table {} is {}; every retry sends the identical"
-                    + " block, which the server drops", config.name(), g, config.table(), c.target.engine());
+            case EXACTLY_ONCE_REPLICATED_DEDUP -> {
+                if (statements != null) {
+                    LOG.info("offset-range {}: guarantee {}: table {} is {} on one server; each batch is an idempotent INSERT ..."
+                            + " SELECT with one query_id per offset slot, refused while a row of its range is in a part not"
+                            + " registered in ZooKeeper", config.name(), g, config.table(), c.target.engine());
+                } else {
+                    LOG.info("offset-range {}: guarantee {}: table {} is {} on the shards of a cluster; every retry sends the"
+                            + " identical block, which the server drops (members must not differ in batch settings)",
+                            config.name(), g, config.table(), c.target.engine());
+                }
+            }
             case EXACTLY_ONCE_DEDUP_TOKEN -> LOG.info("offset-range {}: guarantee {}: ClickHouse {} deduplicates retried batches by"
                     + " insert_deduplication_token on table {}", config.name(), g, c.target.version(), config.table());
             default -> LOG.warn("offset-range {}: guarantee {}: table {} has no {}/{} columns: a retried or late INSERT may land twice",
                     config.name(), g, config.table(), ClickHouseTarget.PARTITION_COLUMN, ClickHouseTarget.OFFSET_COLUMN);
         }
+    }
+
+    /** {@code system.replicas.replica_path} of the target table on the one server of {@code c}. */
+    private String replicaPath(SinkContext c) {
+        String path = c.http.query("SELECT replica_path FROM system.replicas WHERE database = '" + config.database()
+                + "' AND table = '" + config.tableName() + "' FORMAT TabSeparated").strip();
+        if (path.isEmpty()) {
+            throw new IngestException("no row in system.replicas for " + config.table(), -1, false, false, null);
+        }
+        return path;
     }
 
     /** The offset-range strategy's guarantee on this server and table (see the class comment). */
@@ -130,12 +163,15 @@ public final class OffsetRangeIngestor implements BatchSink<RowBatch<Long>> {
 
     /**
      * Replicated table, before a retry: an INSERT whose outcome is unknown (319 after ZooKeeper went away, a timeout,
-     * a cut connection) is first resolved on every replica of the shard ({@link ReplicatedLanding}): landed in
-     * registered parts → nothing to retry; absent → the identical block again; partly (a range cut differently before
-     * a restart) → only the rows not registered.
+     * a cut connection), or an idempotent one refused because a row of its range is in an unregistered part
+     * ({@link IdempotentInsert#UNREGISTERED_PART_OF_RANGE}), is first resolved on every replica of the shard
+     * ({@link ReplicatedLanding}, which waits while such a part is there): landed in registered parts → nothing to
+     * retry; absent → the identical block again; partly (a range cut differently before a restart) → only the rows
+     * not registered.
      */
     private RowBatch<Long> resolve(InFlight f, RowBatch<Long> batch, IngestException failure, BooleanSupplier abandon) {
-        if (batch.isEmpty() || !(failure.isOutcomeUnknown() || failure.serverCode() == UNKNOWN_STATUS_OF_INSERT)) {
+        if (batch.isEmpty() || !(failure.isOutcomeUnknown() || failure.serverCode() == UNKNOWN_STATUS_OF_INSERT
+                || idempotent != null && failure.serverCode() == IdempotentInsert.UNREGISTERED_PART_OF_RANGE)) {
             return batch;
         }
         Shards.Shard shard = shards.of(f.partition);
@@ -144,7 +180,9 @@ public final class OffsetRangeIngestor implements BatchSink<RowBatch<Long>> {
         long last = batch.tag(batch.rows() - 1);
         Backoff backoff = new Backoff(config.retryInitialMs(), config.retryMaxMs());
         return switch (replicated.afterUnknownStatus(shard, p, first, last, batch.rows(), abandon, backoff,
-                failure.serverCode() > 0 ? "code " + failure.serverCode() : "no answer")) {
+                failure.serverCode() == IdempotentInsert.UNREGISTERED_PART_OF_RANGE && idempotent != null
+                        ? "refused: a row of the range is in a part not registered in ZooKeeper"
+                        : failure.serverCode() > 0 ? "code " + failure.serverCode() : "no answer")) {
             case LANDED -> batch.select(0, batch.rows(), o -> false); // nothing left to send
             case ABSENT -> batch;
             case PARTLY -> {

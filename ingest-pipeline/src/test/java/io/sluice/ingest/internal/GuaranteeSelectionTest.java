@@ -37,7 +37,7 @@ class GuaranteeSelectionTest {
     }
 
     @Test
-    void aReplicatedTableWithOffsetColumnsReliesOnIdenticalBlockDeduplicationOnAnyVersion() {
+    void aReplicatedTableWithOffsetColumnsGetsTheReplicatedGuaranteeOnAnyVersion() {
         ClickHouseTarget t = ClickHouseTarget.describe("d.t", "18.16.1", Set.of(), WITH_OFFSETS,
                 "ReplicatedMergeTree", "ReplicatedMergeTree('/clickhouse/tables/t', 'r1') ORDER BY id");
         assertThat(OffsetRangeIngestor.choose(t)).isEqualTo(Guarantee.EXACTLY_ONCE_REPLICATED_DEDUP);
@@ -75,6 +75,19 @@ class GuaranteeSelectionTest {
                 + " _sluice_partition = 3 AND _sluice_offset BETWEEN 100 AND 199)");
         assertThat(s.structure()).isEqualTo("id UInt64, _sluice_partition UInt32, _sluice_offset UInt64");
         assertThat(s.format()).isEqualTo("JSONEachRow");
+        assertThat(s.queryId()).isEqualTo("q-3-0");
+    }
+
+    @Test
+    void onAReplicaTheIdempotentStatementRefusesToRunWhileARowOfItsRangeIsInAPartNotRegisteredInZooKeeper() {
+        ClickHouseTarget t = ClickHouseTarget.describe("d.t", "18.16.1", Set.of(), WITH_OFFSETS, "ReplicatedMergeTree", "");
+        IdempotentInsert.Statement s = IdempotentInsert.onReplica(t, null, "/clickhouse/tables/01/d.t/replicas/r1")
+                .offsets(3, 100, 199, "q-3-0");
+        assertThat(s.sql()).isEqualTo("INSERT INTO d.t (id, _sluice_partition, _sluice_offset) SELECT id, _sluice_partition,"
+                + " _sluice_offset FROM sluice_batch WHERE throwIf((SELECT count() FROM d.t WHERE _sluice_partition = 3 AND"
+                + " _sluice_offset BETWEEN 100 AND 199 AND _part NOT IN (SELECT name FROM system.zookeeper WHERE path ="
+                + " '/clickhouse/tables/01/d.t/replicas/r1/parts')) > 0) = 0 AND _sluice_offset NOT IN (SELECT _sluice_offset"
+                + " FROM d.t WHERE _sluice_partition = 3 AND _sluice_offset BETWEEN 100 AND 199)");
         assertThat(s.queryId()).isEqualTo("q-3-0");
     }
 
