@@ -368,17 +368,16 @@ class RequestHandlerTest {
 
         // the consumer's assignment moved: it fetches only partition 1 from now on; partition 0's reader goes once it
         // has not been fetched for 200 ms (the connection looks at its next fetch, never on a timer of its own)
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
-        int correlation = 3;
-        while (connection.openReaders().contains(p0) && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-            ch.writeInbound(request(ApiKey.FETCH, correlation++, fetch1::encode));
+        int[] correlation = {3};
+        io.sluice.testkit.Await.until("partition 0's reader closed once unfetched for 200 ms", java.time.Duration.ofSeconds(30), () -> {
+            ch.writeInbound(request(ApiKey.FETCH, correlation[0]++, fetch1::encode));
             assertThat(fetched(responses(ch).get(0), fetch1).partitions().get(0).records()).hasSize(3);
-        }
+            return !connection.openReaders().contains(p0);
+        });
         assertThat(connection.openReaders()).containsExactly(p1);
 
         // fetched again: a fresh reader, positioned where the fetch asks
-        ch.writeInbound(request(ApiKey.FETCH, correlation, fetch0::encode));
+        ch.writeInbound(request(ApiKey.FETCH, correlation[0], fetch0::encode));
         Fetch.PartitionData again = fetched(responses(ch).get(0), fetch0).partitions().get(0);
         assertThat(again.records()).extracting(rec -> new String(rec.value(), StandardCharsets.UTF_8)).containsExactly("p0-1", "p0-2");
         assertThat(connection.openReaders()).containsExactlyInAnyOrder(p0, p1);
