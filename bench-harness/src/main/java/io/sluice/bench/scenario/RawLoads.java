@@ -76,14 +76,17 @@ final class RawLoads {
         }
     }
 
-    /** A single thread appending straight to one Chronicle Queue (no ring): the storage-write floor. */
-    static Run append(RawJournal journal, byte[] value, int count, long[] indexesOut) {
+    /**
+     * A single thread appending straight to one Chronicle Queue (no ring): the storage-write floor. The excerpts'
+     * indexes go to {@code indexesOut[indexesFrom ..]} when it is not null.
+     */
+    static Run append(RawJournal journal, byte[] value, int count, long[] indexesOut, int indexesFrom) {
         ExcerptAppender appender = journal.appender(0);
         long start = System.nanoTime();
         for (int i = 0; i < count; i++) {
             long index = RawJournal.append(appender, value, value.length);
             if (indexesOut != null) {
-                indexesOut[i] = index;
+                indexesOut[indexesFrom + i] = index;
             }
         }
         return Run.of(count, System.nanoTime() - start);

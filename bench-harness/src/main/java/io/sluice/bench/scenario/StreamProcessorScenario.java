@@ -411,13 +411,21 @@ public final class StreamProcessorScenario implements Scenario {
         try (RawJournal journal = new RawJournal(dir.resolve("raw-storage"), 1);
              Producer p = broker == null ? null : producer(broker)) {
             byte[] v = bytes(1024);
-            long[] indexes = new long[n];
+            long total = (long) n * (o.warmups() + o.iterations());
+            // every excerpt the raw side wrote, over all its runs: its random reads pick among as many records as
+            // Sluice's, which pick among every offset of the partition (all runs' records), so both read across the
+            // same working set
+            long[] indexes = new long[Math.toIntExact(total)];
+            int[] written = {0};
             ProducerRecord r = record(topic, 1024);
             Repeat.Pair write = Repeat.alternating(o, p == null ? null : () -> SluiceLoads.produce(p, r, 1, n),
-                    () -> RawLoads.append(journal, v, n, indexes));
+                    () -> {
+                        Run run = RawLoads.append(journal, v, n, indexes, written[0]);
+                        written[0] += n;
+                        return run;
+                    });
             sWrite = write.a();
             rWrite = write.b();
-            long total = (long) n * (o.warmups() + o.iterations());
             Repeat.Pair read = Repeat.alternating(o, broker == null ? null : () -> SluiceLoads.sequentialRead(broker, tp, total),
                     () -> RawLoads.consume(journal, total, 500));
             sRead = read.a();

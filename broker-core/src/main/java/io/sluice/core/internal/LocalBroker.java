@@ -421,6 +421,11 @@ public final class LocalBroker implements Broker, BrokerFront, LocalProducer.Rin
     }
 
     @Override
+    public Iterable<LocalProducer.TopicRings> allRings() {
+        return () -> topics.values().stream().map(Topic::rings).iterator();
+    }
+
+    @Override
     public int maxEventSize() {
         return config.maxEventSize();
     }

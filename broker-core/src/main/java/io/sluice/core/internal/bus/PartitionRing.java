@@ -68,6 +68,8 @@ public final class PartitionRing implements AutoCloseable {
     private final Histogram closedJournalToSubscriber = new Histogram(3);
     private volatile boolean accepting = true;
     private boolean closed;
+    /** Set at the end of {@link #close()}. */
+    private volatile boolean drained;
 
     /**
      * @param journal          null for a memory-only topic (no journal stage; subscribers follow the producers directly)
@@ -287,6 +289,25 @@ public final class PartitionRing implements AutoCloseable {
         return ring.getBufferSize();
     }
 
+    /** The highest sequence claimed so far (its slot published, or about to be). */
+    public long claimed() {
+        return ring.getCursor();
+    }
+
+    /**
+     * Every event up to this sequence is journaled (synced where asked) and its sender's callback has run: the journal
+     * stage's sequence, which it moves only after the callbacks of a batch ({@link JournalHandler}). For a
+     * memory-only ring, the cursor: its sends complete as they are published.
+     */
+    public long completed() {
+        return journalStage == null ? ring.getCursor() : journalStage.sequence().get();
+    }
+
+    /** {@link #close()} has finished: every accepted event was journaled or its sender told it was not. */
+    public boolean isClosed() {
+        return drained;
+    }
+
     public long occupancy() {
         return Math.max(0, ring.getCursor() - ring.getMinimumGatingSequence());
     }
@@ -339,6 +360,7 @@ public final class PartitionRing implements AutoCloseable {
                 }
             }
         }
+        drained = true;
     }
 
     private static void awaitSequence(Sequence sequence, long target, long deadline) {

@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -40,12 +39,14 @@ public final class LocalProducer implements Producer {
         long nowMillis();
 
         boolean isClosed();
+
+        /** Every topic's rings, for {@link LocalProducer#flush()}. */
+        Iterable<TopicRings> allRings();
     }
 
     private final Rings rings;
     private final ProducerConfig config;
     private final AtomicInteger roundRobin = new AtomicInteger();
-    private final LongAdder inFlight = new LongAdder();
     /** null unless the config batches */
     private final ProducerBatches batches;
     private volatile boolean closed;
@@ -122,41 +123,12 @@ public final class LocalProducer implements Producer {
         if (batches != null) {
             return appendToBatch(ring, record, timestamp, callback);
         }
-        if (callback == null || acks == Acks.MEMORY) {
-            return ring.tryPublish(record.key(), record.value(), record.headers(), timestamp, acks, callback);
-        }
-        inFlight.increment();
-        long result = ring.tryPublish(record.key(), record.value(), record.headers(), timestamp, acks,
-                new TrackedCallback(callback, inFlight));
-        if (result != ACCEPTED) {
-            inFlight.decrement();
-        }
-        return result;
+        // nothing is counted per send: flush() waits on the rings' own sequences instead
+        return ring.tryPublish(record.key(), record.value(), record.headers(), timestamp, acks, callback);
     }
 
     private long appendToBatch(PartitionRing ring, ProducerRecord record, long timestamp, SendCallback callback) {
-        SendCallback tracked = callback == null ? null : new TrackedCallback(callback, inFlight);
-        if (tracked != null) {
-            inFlight.increment();
-        }
-        long result = Producer.CLOSED;
-        try {
-            result = batches.append(ring, record, timestamp, tracked);
-        } finally {
-            if (tracked != null && result != ACCEPTED) {
-                inFlight.decrement();
-            }
-        }
-        return result;
-    }
-
-    /** Counts completions so {@link #flush()} knows when everything sent before it is done. */
-    private record TrackedCallback(SendCallback delegate, LongAdder inFlight) implements SendCallback {
-        @Override
-        public void onCompletion(int partition, long offset, Throwable error) {
-            inFlight.decrement();
-            delegate.onCompletion(partition, offset, error);
-        }
+        return batches.append(ring, record, timestamp, callback);
     }
 
     private int choosePartition(ProducerRecord record, int partitions) {
@@ -187,19 +159,31 @@ public final class LocalProducer implements Producer {
     }
 
     /**
-     * Publishes the open record batches (when batching) and waits until sends issued so far have completed. Sends
-     * made concurrently by other threads may extend the wait; it is bounded by the producer's maxBlockMillis plus the
-     * time to drain one ring.
+     * Publishes the open record batches (when batching) and waits until sends issued so far have completed: every
+     * journaled ring's journal stage has passed the ring's cursor as it was when the wait began, and the journal
+     * stage calls each send's callback before it moves ({@link PartitionRing#completed()}). Nothing is counted per
+     * send for this (an in-flight counter on the send path cost a contended update on the producer and on the
+     * journal thread per event, docs/benchmarks.md). Sends of other producers published before the wait began extend
+     * it too; it is bounded by the time to drain one ring per partition. A memory-only ring completes its sends as
+     * it publishes them.
      */
     @Override
     public void flush() {
         if (batches != null) {
             batches.flush();
         }
-        long park = 1_000;
-        while (inFlight.sum() > 0 && !rings.isClosed()) {
-            LockSupport.parkNanos(park);
-            park = Math.min(park * 2, 1_000_000);
+        for (TopicRings topic : rings.allRings()) {
+            if (!topic.journaled()) {
+                continue;
+            }
+            for (PartitionRing ring : topic.partitions()) {
+                long target = ring.claimed();
+                long park = 1_000;
+                while (ring.completed() < target && !ring.isClosed() && !rings.isClosed()) {
+                    LockSupport.parkNanos(park);
+                    park = Math.min(park * 2, 1_000_000);
+                }
+            }
         }
     }
 
