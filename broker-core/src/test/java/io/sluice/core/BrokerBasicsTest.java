@@ -36,6 +36,25 @@ class BrokerBasicsTest {
     }
 
     @Test
+    void aProducerIsToldATopicWasDeletedAndSendsIntoTheTopicCreatedAgainUnderItsName() throws Exception {
+        open().createTopic(TopicConfig.of("orders", 1));
+        try (Producer producer = broker.newProducer(ProducerConfig.DEFAULT)) {
+            assertThat(producer.send(ProducerRecord.of("orders", null, "old")).get(10, TimeUnit.SECONDS).offset()).isZero();
+            assertThat(producer.send(ProducerRecord.of("orders", null, "old")).get(10, TimeUnit.SECONDS).offset()).isEqualTo(1);
+
+            broker.deleteTopic("orders");
+            assertThatThrownBy(() -> producer.trySend(ProducerRecord.of("orders", null, "gone"), null))
+                    .isInstanceOf(SluiceException.UnknownTopicException.class);
+
+            broker.createTopic(TopicConfig.of("orders", 2));
+            RecordMetadata md = producer.send(new ProducerRecord("orders", 1, null, "new".getBytes(StandardCharsets.UTF_8),
+                    List.of(), ProducerRecord.NO_TIMESTAMP)).get(10, TimeUnit.SECONDS);
+            assertThat(md.partition()).isEqualTo(1); // the new topic's second partition: the old one had one
+            assertThat(md.offset()).isZero();
+        }
+    }
+
+    @Test
     void acknowledgedEventsAreReadBackInOrderWithDenseOffsets() throws Exception {
         open().createTopic(TopicConfig.of("orders", 1));
         try (Producer producer = broker.newProducer(ProducerConfig.DEFAULT)) {

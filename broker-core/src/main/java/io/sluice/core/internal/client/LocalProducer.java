@@ -47,6 +47,13 @@ public final class LocalProducer implements Producer {
     private final Rings rings;
     private final ProducerConfig config;
     private final AtomicInteger roundRobin = new AtomicInteger();
+    /**
+     * The rings of the topic sent to last (any thread; a racy cache, each read whole). Most producers send to one
+     * topic, and looking the name up in the broker's map on every send was 18% of a journaled send's samples
+     * (docs/benchmarks.md, issue 22 item 12). A deleted topic's rings answer {@link Producer#CLOSED}; the send then
+     * looks the name up again, so it sees the topic gone, or the new topic of that name.
+     */
+    private volatile TopicRings lastTopic;
     /** null unless the config batches */
     private final ProducerBatches batches;
     private volatile boolean closed;
@@ -105,7 +112,22 @@ public final class LocalProducer implements Producer {
             return CLOSED;
         }
         String topic = record.topic();
-        TopicRings topicRings = rings.rings(topic);
+        TopicRings topicRings = lastTopic;
+        boolean cached = topicRings != null && topicRings.topic().equals(topic);
+        if (!cached) {
+            topicRings = rings.rings(topic);
+            lastTopic = topicRings;
+        }
+        long result = trySend(topicRings, record, callback);
+        if (result == CLOSED && cached && !closed && !rings.isClosed()) {
+            lastTopic = null; // the topic was deleted (maybe created again) since it was cached
+            return trySend(rings.rings(topic), record, callback);
+        }
+        return result;
+    }
+
+    private long trySend(TopicRings topicRings, ProducerRecord record, SendCallback callback) {
+        String topic = record.topic();
         int partitions = topicRings.partitions().length;
         Acks acks = config.acks();
         if (acks != Acks.MEMORY && !topicRings.journaled()) {
