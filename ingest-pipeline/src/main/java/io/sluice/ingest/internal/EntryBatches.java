@@ -3,6 +3,7 @@ package io.sluice.ingest.internal;
 import io.sluice.core.ConsumerRecord;
 import io.sluice.core.TopicPartition;
 import io.sluice.ingest.Guarantee;
+import io.sluice.ingest.IngestException;
 import io.sluice.redis.StreamEntry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -125,7 +126,8 @@ final class EntryBatches implements BatchSink<EntryBatches.Entries> {
                 LOG.warn("stream {}: {}; dead-lettering the entry", stream, h.entry().malformed().getMessage());
             }
         }
-        Set<String> landed = idempotent != null && !redelivered.isEmpty() ? landedRows(redelivered) : Set.of();
+        BooleanSupplier stop = () -> abandoned.getAsBoolean() || ctx.givingUp();
+        Set<String> landed = idempotent != null && !redelivered.isEmpty() ? landedRowsWithRetry(redelivered, stop) : Set.of();
         EntryBatch rows = EntryBatch.of(stream, entries, inserter.format(), landed);
         if (!rows.letters.isEmpty()) {
             deadLetters.write(rows.letters);
@@ -140,8 +142,32 @@ final class EntryBatches implements BatchSink<EntryBatches.Entries> {
                 : b -> idempotent.entries(EntryBatch.queryId(ctx.config.table(), stream, b));
         // No landed-rows check before a retry: the INSERT that timed out may still be running on the server, so a
         // check then could find nothing and the retry would double the rows. The retry is idempotent instead.
-        inserter.insert(rows.rows, (b, failure) -> b, o -> stream + "/" + o, Map.of(), statement,
-                () -> abandoned.getAsBoolean() || ctx.givingUp());
+        inserter.insert(rows.rows, (b, failure) -> b, o -> stream + "/" + o, Map.of(), statement, stop);
+    }
+
+    /**
+     * The landed check, retried like the INSERT after it (until {@code stop}): a batch failing here would restart the
+     * engine and abandon the batches in flight, whose INSERTs could then land after their entries' re-check.
+     */
+    private Set<String> landedRowsWithRetry(List<String> entryIds, BooleanSupplier stop) {
+        Backoff backoff = new Backoff(ctx.config.retryInitialMs(), ctx.config.retryMaxMs());
+        while (true) {
+            try {
+                return landedRows(entryIds);
+            } catch (IngestException e) {
+                if (stop.getAsBoolean()) {
+                    throw e;
+                }
+                LOG.warn("stream {}: cannot check which rows of {} redelivered entries landed yet: {}", stream, entryIds.size(),
+                        e.getMessage());
+                try {
+                    backoff.pause(stop);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
     }
 
     /** Rows of these entries already in the table, as "entryId#index". */
