@@ -22,7 +22,7 @@ public enum Strategy {
     ASYNC("async"),
     /** Client-side batches bounded by rows, bytes and linger; several INSERTs in flight. */
     COALESCING("coalescing"),
-    /** Pipelined XADD to a Redis stream; one drainer inserts batches and XACKs after ClickHouse accepted them. */
+    /** Pipelined XADD to a Redis stream; one worker (the ingest engine over a group member) inserts batches and XACKs after ClickHouse accepted them. */
     REDIS_STREAM("redis-stream"),
     /** As {@link #REDIS_STREAM} with N drainers in one group, XAUTOCLAIM takeover and a dead-letter stream. */
     WORKER_POOL("worker-pool"),

@@ -165,12 +165,20 @@ public final class GroupReader implements AutoCloseable {
      * until {@code maxEntries} or {@code lingerMs} after the call (or {@code running} turns false). Empty when none
      * came within the block time.
      */
-    @SuppressWarnings("unchecked") // Lettuce's xreadgroup takes generic varargs of StreamOffset
     public List<StreamEntry> read(int maxEntries, long lingerMs, BooleanSupplier running) {
+        return read(maxEntries, BLOCK_MS, lingerMs, running);
+    }
+
+    /**
+     * As {@link #read(int, long, BooleanSupplier)}, the first XREADGROUP blocking up to {@code blockMs} (at least 1)
+     * when the stream has nothing new.
+     */
+    @SuppressWarnings("unchecked") // Lettuce's xreadgroup takes generic varargs of StreamOffset
+    public List<StreamEntry> read(int maxEntries, long blockMs, long lingerMs, BooleanSupplier running) {
         return call(() -> {
             long lingerEnd = System.nanoTime() + lingerMs * 1_000_000L;
             List<StreamEntry> out = new ArrayList<>();
-            List<StreamMessage<byte[], byte[]>> got = redis.xreadgroup(member, XReadArgs.Builder.count(maxEntries).block(BLOCK_MS),
+            List<StreamMessage<byte[], byte[]>> got = redis.xreadgroup(member, XReadArgs.Builder.count(maxEntries).block(Math.max(1, blockMs)),
                     XReadArgs.StreamOffset.lastConsumed(key));
             addAll(out, got, Map.of());
             while (!got.isEmpty() && out.size() < maxEntries && running.getAsBoolean()) {
@@ -187,11 +195,20 @@ public final class GroupReader implements AutoCloseable {
     }
 
     /** Up to {@code maxEntries} of the entries delivered to this member and not acknowledged, oldest first. */
-    @SuppressWarnings("unchecked") // Lettuce's xreadgroup takes generic varargs of StreamOffset
     public List<StreamEntry> readOwnPending(int maxEntries) {
+        return readOwnPending("0", maxEntries);
+    }
+
+    /**
+     * Up to {@code maxEntries} of the entries delivered to this member and not acknowledged with an id above
+     * {@code after} ({@code "0"}: from the oldest), oldest first: pages through them while earlier pages are still
+     * pending.
+     */
+    @SuppressWarnings("unchecked") // Lettuce's xreadgroup takes generic varargs of StreamOffset
+    public List<StreamEntry> readOwnPending(String after, int maxEntries) {
         return call(() -> {
             List<StreamEntry> out = new ArrayList<>();
-            addAll(out, redis.xreadgroup(member, XReadArgs.Builder.count(maxEntries), XReadArgs.StreamOffset.from(key, "0")), Map.of());
+            addAll(out, redis.xreadgroup(member, XReadArgs.Builder.count(maxEntries), XReadArgs.StreamOffset.from(key, after)), Map.of());
             return out;
         });
     }

@@ -63,6 +63,27 @@ class GroupReaderTest {
     }
 
     @Test
+    void ownPendingEntriesArePagedAfterAnIdWhileTheEarlierOnesAreStillPending(RedisServer redis) {
+        String stream = "own-" + UUID.randomUUID();
+        try (RedisEndpoint endpoint = new RedisEndpoint(redis.url(), false, 1_000);
+             GroupReader reader = new GroupReader(endpoint, stream, "ingest", "m1")) {
+            reader.open();
+            try (StreamWriter writer = new StreamWriter(endpoint, stream)) {
+                assertThat(appendAll(writer, events("e", 2 * StreamWriter.EVENTS_PER_ENTRY + 1))).isEqualTo(3);
+            }
+            List<StreamEntry> read = reader.read(100, 1, 0, () -> true);
+            assertThat(read).hasSize(3);
+            List<StreamEntry> first = reader.readOwnPending("0", 2);
+            assertThat(first).extracting(StreamEntry::id).containsExactly(read.get(0).id(), read.get(1).id());
+            List<StreamEntry> next = reader.readOwnPending(first.get(1).id(), 2);
+            assertThat(next).extracting(StreamEntry::id).as("on after the page, none acknowledged").containsExactly(read.get(2).id());
+            assertThat(reader.readOwnPending(next.get(0).id(), 2)).isEmpty();
+            reader.acknowledge(read.get(0).id());
+            assertThat(reader.readOwnPending("0", 10)).extracting(StreamEntry::id).containsExactly(read.get(1).id(), read.get(2).id());
+        }
+    }
+
+    @Test
     void packedEventsAreReadInOrderAndLeaveTheStreamOnceAcknowledged(RedisServer redis) {
         String stream = "packed-" + UUID.randomUUID();
         List<byte[]> events = events("e", 2 * StreamWriter.EVENTS_PER_ENTRY + 88);

@@ -11,7 +11,8 @@ import java.util.function.BooleanSupplier;
 /**
  * What a strategy does with the records {@link IngestEngine} reads: the engine owns batching, ordering, commits and
  * supervision (the Kafka Connect {@code SinkTask} shape: put → flush → commit); a sink only adds records to a batch
- * and lands a batch. A batch's identity is the source's: a partition and an offset range [from, to).
+ * and lands a batch. A batch's identity is the source's: a partition and an offset range [from, to) (for a Redis
+ * stream member, positions of its {@link EntryLedger}: the batch's first and last entry id).
  *
  * <p>Threads: {@link #insert} runs on the engine's insert threads (up to {@code max.in.flight} per shard at once);
  * every other method on the engine's poller thread, except {@link #metrics}, {@link #guarantee} and
@@ -45,7 +46,10 @@ public interface BatchSink<B> extends AutoCloseable {
     /** An empty batch, sized like the partition's last one. */
     B newBatch(int rowsHint, int bytesHint);
 
-    /** Bytes in the batch (for {@code batch.bytes}) and rows (for sizing the next one). */
+    /**
+     * Bytes in the batch (for {@code batch.bytes}) and rows (for sizing the next one, and for {@code batch.rows} when a
+     * record holds several rows, as a packed stream entry does).
+     */
     int bytes(B batch);
 
     int rows(B batch);

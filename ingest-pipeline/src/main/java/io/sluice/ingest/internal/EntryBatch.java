@@ -9,7 +9,7 @@ import java.util.Set;
 
 /**
  * A batch of the stream strategies: entries read from Redis turned into rows, and what the batch's landing then
- * acknowledges. The decisions of {@link StreamDrainer} about what a batch is, apart from Redis and ClickHouse (so they
+ * acknowledges. The decisions of the stream strategies ({@link EntryBatches}) about what a batch is, apart from Redis and ClickHouse (so they
  * have server-less tests, {@code EntryBatchTest}):
  * <ul>
  *   <li>a row is identified by its entry id and its index in the entry ({@link Origin}; the

@@ -29,8 +29,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The one ingest engine: batch → insert → commit, in order, supervised. A member of a consumer group on the topic,
  * read through {@link Consumer} from whatever source the {@link ConsumerFactory} opens (the embedded broker, a
- * remote broker, Kafka); what becomes of a batch is the {@link BatchSink}'s business (the offset-range strategy's
- * INSERT, or an {@link io.sluice.ingest.EventSink}'s writes).
+ * remote broker, Kafka, or a member of a Redis stream's consumer group: {@link StreamGroupConsumer}, whose commit is
+ * the XACK of the entries below the committed position and whose seek holds records back instead of moving the
+ * group); what becomes of a batch is the {@link BatchSink}'s business (the offset-range strategy's INSERT, an
+ * {@link io.sluice.ingest.EventSink}'s writes, or the stream strategies' INSERT of entries, {@link EntryBatches}).
  *
  * <p>One thread (the poller) owns the {@link Consumer} (not thread-safe) and all partition state; up to
  * {@code max.in.flight} batches per shard are landed in parallel by insert threads, which report back through a
@@ -117,6 +119,8 @@ public final class IngestEngine<B> implements AutoCloseable {
     private final LinkedBlockingQueue<InFlight> completions = new LinkedBlockingQueue<>();
     private final Map<TopicPartition, PartitionState> partitions = new HashMap<>();
     private final SupervisedLoop loop;
+    /** The poller polls at least this often, even at capacity (group membership; a stream member's keep-alive). */
+    private final long maxPollIntervalMs;
     private int inFlightCount; // poller thread only
     private final int[] shardInFlight; // poller thread only: max.in.flight applies per shard, so a stuck shard holds back only its partitions
     private volatile boolean closed;
@@ -128,7 +132,19 @@ public final class IngestEngine<B> implements AutoCloseable {
      * @throws io.sluice.core.SluiceException.InvalidConfigException if the target does not fit the configuration
      */
     public IngestEngine(IngestConfig config, BatchSink<B> sink, ConsumerFactory consumers, Supervision.MissingTopic missingTopic) {
+        this(config, "sluice-ingest-" + config.name(), sink, consumers, missingTopic, Long.MAX_VALUE);
+    }
+
+    /**
+     * As {@link #IngestEngine(IngestConfig, BatchSink, ConsumerFactory, Supervision.MissingTopic)}, with threads named
+     * {@code <threadPrefix>-poller} and {@code <threadPrefix>-insert-<n>}, polling at least every
+     * {@code maxPollIntervalMs} (and every quarter session timeout) while at capacity: a source that must show
+     * it is alive more often than a group session (a Redis stream member keeping its entries) sets it.
+     */
+    IngestEngine(IngestConfig config, String threadPrefix, BatchSink<B> sink, ConsumerFactory consumers,
+                 Supervision.MissingTopic missingTopic, long maxPollIntervalMs) {
         this.config = config;
+        this.maxPollIntervalMs = maxPollIntervalMs;
         this.sink = sink;
         this.consumers = consumers;
         try {
@@ -141,8 +157,8 @@ public final class IngestEngine<B> implements AutoCloseable {
         this.shardInFlight = new int[shardCount];
         AtomicInteger n = new AtomicInteger();
         this.insertThreads = Executors.newFixedThreadPool(config.maxInFlight() * shardCount, r ->
-                new Thread(r, "sluice-ingest-" + config.name() + "-insert-" + n.incrementAndGet()));
-        this.loop = new SupervisedLoop(config.name(), "sluice-ingest-" + config.name() + "-poller", supervision, missingTopic,
+                new Thread(r, threadPrefix + "-insert-" + n.incrementAndGet()));
+        this.loop = new SupervisedLoop(config.name(), threadPrefix + "-poller", supervision, missingTopic,
                 new Backoff(config.retryInitialMs(), config.retryMaxMs()), new SupervisedLoop.Body() {
                     @Override
                     public void run(Backoff backoff) throws InterruptedException {
@@ -210,7 +226,7 @@ public final class IngestEngine<B> implements AutoCloseable {
         try (Consumer consumer = consumers.open(cc)) {
             consumer.subscribe(config.topic());
             long lingerNanos = config.lingerMs() * 1_000_000L;
-            long heartbeatNanos = cc.sessionTimeoutMillis() * 1_000_000L / 4;
+            long heartbeatNanos = Math.min(cc.sessionTimeoutMillis() / 4, maxPollIntervalMs) * 1_000_000L;
             long lastPollNanos = System.nanoTime();
             while (running()) {
                 if (inFlightCount >= config.maxInFlight() * shardCount && !hasRoom()) {
@@ -354,11 +370,13 @@ public final class IngestEngine<B> implements AutoCloseable {
     }
 
     /**
-     * Full at batch.rows offsets, batch.bytes, an offset that is a multiple of batch.rows (aligned ranges), or the end
-     * of a fixed exclusion slot ({@link IdempotentInsert#SLOT}: a batch never crosses one, whatever the settings).
+     * Full at batch.rows offsets, batch.rows rows (a record that holds several, such as a packed stream entry),
+     * batch.bytes, an offset that is a multiple of batch.rows (aligned ranges), or the end of a fixed exclusion slot
+     * ({@link IdempotentInsert#SLOT}: a batch never crosses one, whatever the settings).
      */
     private boolean isFull(PartitionState ps) {
-        return isFull(ps.openFrom, ps.openTo, sink.bytes(ps.open), config.batchRows(), config.batchBytes());
+        return isFull(ps.openFrom, ps.openTo, sink.bytes(ps.open), config.batchRows(), config.batchBytes())
+                || ps.openTo > ps.openFrom && sink.rows(ps.open) >= config.batchRows();
     }
 
     /** The batching rule: a batch [from, to) holding {@code bytes} is full (see the class comment). */

@@ -8,6 +8,7 @@ import io.sluice.redis.StreamWriter;
 import io.sluice.core.SluiceException.BackPressureException;
 import io.sluice.core.SluiceException.ClosedException;
 import io.sluice.ingest.EventSink;
+import io.sluice.ingest.IngestConfig;
 import io.sluice.ingest.IngestException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,8 +27,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link RedisEndpoint} (a server or a cluster). The write path ends at a pipelined XADD: writers put rows into a
  * bounded queue; one writer thread (the {@link StreamWriter}'s single writer) drains up to 4096 events, has them
  * packed into entries of up to {@link StreamWriter#EVENTS_PER_ENTRY} events, sends the XADDs with one flush and
- * completes each caller's future when Redis acknowledged the entry holding its event. {@link StreamDrainer}s move
- * entries to ClickHouse and XACK them only afterwards.
+ * completes each caller's future when Redis acknowledged the entry holding its event. Each worker is the one
+ * {@link IngestEngine} over a member of the stream's consumer group ({@link StreamGroupConsumer}, named
+ * {@code <name>-<pid>-<worker>}) landing batches of entries ({@link EntryBatches}): batch → INSERT → XACK in order,
+ * supervised, takeover of idle entries, dead letters — entries are acknowledged only after they landed.
  *
  * <p><b>Trimming never removes an entry not yet in ClickHouse</b>: there is no MAXLEN trimming at all (MAXLEN ~
  * would drop pending entries). Drainers remove only acknowledged entries — {@code XTRIM MINID} below every group's
@@ -52,7 +55,7 @@ final class RedisStreamSink implements EventSink {
     private final DeadLetterStream deadLetterStream;
     private final ArrayBlockingQueue<Pending> queue;
     private final Thread writer;
-    private final List<StreamDrainer> drainers = new ArrayList<>();
+    private final List<IngestEngine<EntryBatches.Entries>> workers = new ArrayList<>();
     /** XADDs sent whose reply has not arrived yet, bounded so a slow Redis back-pressures the writer thread. */
     static final int MAX_UNACKNOWLEDGED_XADDS = 16_384;
     private final java.util.concurrent.Semaphore unacknowledged = new java.util.concurrent.Semaphore(MAX_UNACKNOWLEDGED_XADDS);
@@ -71,13 +74,30 @@ final class RedisStreamSink implements EventSink {
         this.deadLetterStream = new DeadLetterStream(endpoint, ctx.config.redisStream() + ":dead-letters");
         DeadLetters deadLetters = this::deadLetter;
         BatchInserter inserter = ctx.inserter(ctx.format, Map.of(), deadLetters);
-        for (int i = 0; i < workers; i++) {
-            drainers.add(new StreamDrainer(ctx, endpoint, ctx.config.redisStream(), inserter, deadLetters, deadLetterStream,
-                    takeover, i, this::landed));
-        }
         this.writer = new Thread(this::runWriter, "sluice-ingest-" + ctx.config.name() + "-xadd");
         this.writer.start();
-        drainers.forEach(StreamDrainer::start);
+        for (int i = 0; i < workers; i++) {
+            this.workers.add(worker(i, inserter, deadLetters, takeover));
+        }
+    }
+
+    /**
+     * Worker {@code index}: the engine over one member of the group. The member's name is unique per process run: after
+     * a crash the new process takes the old name's entries over (XAUTOCLAIM), while a restart of the engine's loop
+     * re-reads its own. It polls at least every {@code redis.claim.idle.ms / 4}, so its keep-alive runs in time.
+     */
+    private IngestEngine<EntryBatches.Entries> worker(int index, BatchInserter inserter, DeadLetters deadLetters, boolean takeover) {
+        IngestConfig c = ctx.config;
+        String stream = c.redisStream();
+        String member = c.name() + "-" + ProcessHandle.current().pid() + "-" + index;
+        EntryLedger ledger = new EntryLedger(stream);
+        StreamGroupConsumer.Settings settings = new StreamGroupConsumer.Settings(c.batchRows(), c.redisClaimIdleMs(),
+                c.redisMaxDeliveries(), takeover, c.retryInitialMs(), c.retryMaxMs());
+        return new IngestEngine<>(c, "sluice-ingest-" + c.name() + "-drainer-" + index,
+                new EntryBatches(ctx, stream, ledger, inserter, deadLetters),
+                cc -> new StreamGroupConsumer(endpoint, stream, c.redisGroup(), member, ledger, settings, deadLetterStream,
+                        ctx.metrics::deadLettered, this::landed, ctx::givingUp),
+                Supervision.MissingTopic.FAIL, Math.max(1, c.redisClaimIdleMs() / 4));
     }
 
     private void landed(int entries) {
@@ -258,7 +278,8 @@ final class RedisStreamSink implements EventSink {
     }
 
     private boolean closedDrainers() {
-        return drainers.stream().noneMatch(StreamDrainer::isAlive);
+        return workers.stream().noneMatch(w -> w.supervision().state() != io.sluice.ingest.PipelineState.CLOSED
+                && w.supervision().state() != io.sluice.ingest.PipelineState.FAILED);
     }
 
     @Override
@@ -284,7 +305,7 @@ final class RedisStreamSink implements EventSink {
             Thread.currentThread().interrupt();
         }
         ctx.giveUpAfter(0);
-        drainers.forEach(StreamDrainer::stop);
+        workers.forEach(IngestEngine::close);
         stream.close();
         deadLetterStream.close();
         endpoint.close();
