@@ -7,12 +7,16 @@ import io.sluice.core.GroupStatus;
 import io.sluice.net.client.RemoteAdmin;
 import io.sluice.net.client.RemoteProducer;
 import io.sluice.testkit.Await;
+import io.sluice.testkit.ClickHouseCluster;
+import io.sluice.testkit.ClickHouseServer;
 import io.sluice.testkit.FaultProxy;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -72,11 +76,38 @@ public final class MixedSettings {
      *                   {@code MergeTree}
      */
     public static Result run(Path runDir, int eventsPerSecond, int seconds, boolean replicated) throws Exception {
+        return run(runDir, eventsPerSecond, seconds, replicated, null);
+    }
+
+    /**
+     * The same against a cluster target: one shard of two replicas ({@code clickhouse.shards}, both members list
+     * both, each through its own proxies), the shard's private ZooKeeper, and the first replica SIGKILLed after B's
+     * takeover (B's INSERTs move to the second) and started again before the zombie's late INSERTs reach it.
+     *
+     * @param shard a {@link ClickHouseCluster} of one shard of two replicas, started by the caller
+     */
+    public static Result runOnShard(Path runDir, int eventsPerSecond, int seconds, ClickHouseCluster shard) throws Exception {
+        return run(runDir, eventsPerSecond, seconds, false, shard);
+    }
+
+    private static Result run(Path runDir, int eventsPerSecond, int seconds, boolean replicated, ClickHouseCluster shard)
+            throws Exception {
         long insertTimeout = 500;
         TortureConfig config = new TortureConfig(1, Duration.ofSeconds(1), Set.of("journal"), EnumSet.noneOf(FaultKind.class),
                 1, eventsPerSecond, 0, 0, 4, 3_000, insertTimeout, Duration.ofMinutes(3), runDir, java.util.Map.of());
-        try (Cluster cluster = new Cluster(config, replicated);
-             FaultProxy proxyOfB = FaultProxy.forUrl(cluster.journalServer().url())) {
+        List<ClickHouseServer> replicas = shard == null ? null : List.of(shard.node(1, 1), shard.node(1, 2));
+        List<FaultProxy> proxiesOfB = new ArrayList<>();
+        try (Cluster cluster = shard == null ? new Cluster(config, replicated) : new Cluster(config, shard);
+             AutoCloseableList closeProxies = new AutoCloseableList(proxiesOfB)) {
+            if (shard == null) {
+                proxiesOfB.add(FaultProxy.forUrl(cluster.journalServer().url()));
+            } else {
+                for (ClickHouseServer replica : replicas) {
+                    proxiesOfB.add(FaultProxy.forUrl(replica.url()));
+                }
+            }
+            FaultProxy proxyOfB = proxiesOfB.get(0);
+            List<FaultProxy> proxiesOfA = shard == null ? List.of(cluster.journalProxy()) : cluster.journalReplicaProxies();
             AtomicLong inserts = new AtomicLong();
             AtomicLong delayed = new AtomicLong();
             AtomicLong heldPastTakeover = new AtomicLong();
@@ -88,8 +119,8 @@ public final class MixedSettings {
                 }
                 return FaultProxy.Fault.PASS;
             };
-            proxyOfB.onRequest(everyThirdLate);
-            cluster.journalProxy().onRequest(r -> {
+            proxiesOfB.forEach(p -> p.onRequest(everyThirdLate));
+            proxiesOfA.forEach(p -> p.onRequest(r -> {
                 if (r.isInsert() && holding.get()) {
                     // sent by A just before its pause: reaches the server long after B took A's partitions over
                     // and inserted their ranges cut its own way (the zombie's late INSERT)
@@ -98,23 +129,28 @@ public final class MixedSettings {
                     return FaultProxy.Fault.delay(ZOMBIE_DELAY);
                 }
                 return everyThirdLate.apply(r);
-            });
+            }));
             cluster.start(); // member A: batch.rows 500, linger.ms 50, batch.bytes default (16 MiB)
             String table = cluster.tables().get(0).name();
+            List<ClickHouseServer> counted = shard == null ? List.of(cluster.journalServer()) : replicas;
             int partitionsOfB;
-            try (Node b = new Node("ingest-b", runDir, "256m", Map.of(), "sluice ingest: IngestConfig[",
+            List<String> argsOfB = new ArrayList<>(List.of(
                     "ingest", "--bootstrap", cluster.bootstrap(), "--topic", Cluster.TOPIC, "--clickhouse", proxyOfB.url(),
                     "--table", table, "--strategy", "offset-range", "--batch-rows", "777", "--linger-ms", "7",
                     "--group", GROUP, "--metrics-interval-s", "0",
                     "--set", "batch.bytes=4096", "--set", "max.in.flight=3",
-                    "--set", "insert.timeout.ms=" + insertTimeout, "--set", "retry.max.ms=2000")) {
+                    "--set", "insert.timeout.ms=" + insertTimeout, "--set", "retry.max.ms=2000"));
+            if (shard != null) {
+                argsOfB.addAll(List.of("--set", "clickhouse.shards=" + String.join(",", proxiesOfB.stream().map(FaultProxy::url).toList())));
+            }
+            try (Node b = new Node("ingest-b", runDir, "256m", Map.of(), "sluice ingest: IngestConfig[", argsOfB.toArray(String[]::new))) {
                 BitSet acked = new BitSet();
                 AtomicLong sent = new AtomicLong();
                 AtomicBoolean stop = new AtomicBoolean();
                 Thread producer = new Thread(() -> produce(cluster.bootstrap(), eventsPerSecond, seconds, stop, acked, sent),
                         "mixed-producer");
                 producer.start();
-                Await.until("member A landed rows", Duration.ofSeconds(60), () -> rows(cluster, table) > 0);
+                Await.until("member A landed rows", Duration.ofSeconds(60), () -> rows(counted, table) > 0);
                 b.start(3);
                 Set<String> both;
                 try (RemoteAdmin admin = new RemoteAdmin(cluster.bootstrap())) {
@@ -137,37 +173,86 @@ public final class MixedSettings {
                     });
                     partitionsOfB = admin.describeGroup(GROUP).members().values().iterator().next().size();
                 }
-                long before = rows(cluster, table);
-                Await.until("member B landed rows after the takeover", Duration.ofSeconds(90), () -> rows(cluster, table) > before);
-                long atResume = rows(cluster, table);
+                long before = rows(counted, table);
+                Await.until("member B landed rows after the takeover", Duration.ofSeconds(90), () -> rows(counted, table) > before);
+                if (shard != null) {
+                    // the first replica SIGKILLed: B's INSERTs fail over to the second; started again before A's
+                    // held INSERTs reach it (they were sent to it before A's pause: the old writer's zombie INSERTs)
+                    ClickHouseServer first = replicas.get(0);
+                    ClickHouseServer second = replicas.get(1);
+                    first.kill();
+                    long onSecond = count(second, table);
+                    Await.until("member B landed rows on the second replica", Duration.ofSeconds(60),
+                            () -> count(second, table) > onSecond);
+                    first.start();
+                }
+                long atResume = rows(counted, table);
                 cluster.ingest().resume(); // a zombie: its batches in flight still retry until it learns it was revoked
                 // the load goes on (at least `seconds`) until rows land after the resume: a busy machine can take most
                 // of a fixed run to get here
-                Await.until("rows landed after the paused member resumed", Duration.ofSeconds(90), () -> rows(cluster, table) > atResume);
+                Await.until("rows landed after the paused member resumed", Duration.ofSeconds(90), () -> rows(counted, table) > atResume);
                 stop.set(true);
                 producer.join();
                 Await.until("the late INSERTs reached the server", ZOMBIE_DELAY.multipliedBy(2),
-                        () -> proxyOfB.delayedPending() == 0 && cluster.journalProxy().delayedPending() == 0);
+                        () -> cluster.clickHouseProxies().stream().allMatch(p -> p.delayedPending() == 0)
+                                && proxiesOfB.stream().allMatch(p -> p.delayedPending() == 0));
                 BitSet ackedNow;
                 synchronized (acked) {
                     ackedNow = (BitSet) acked.clone();
                 }
                 Torture.settle(config, cluster, null, ackedNow, System.out);
-                long rows = rows(cluster, table);
+                if (shard != null) {
+                    // the checker reads the first replica: let it fetch every part the second has, and the other way
+                    for (ClickHouseServer replica : replicas) {
+                        replica.execute("SYSTEM SYNC REPLICA " + table);
+                    }
+                }
+                long rows = rows(counted, table);
                 BitSet present = new BitSet();
                 for (String line : cluster.journalServer().queryLines("SELECT id FROM " + table + " GROUP BY id")) {
                     present.set(Integer.parseInt(line.trim()));
                 }
                 BitSet lost = (BitSet) ackedNow.clone();
                 lost.andNot(present);
+                long duplicated = rows - present.cardinality();
+                if (shard != null) {
+                    // both replicas hold the same rows once replicated: the larger surplus counts
+                    ClickHouseServer second = replicas.get(1);
+                    duplicated = Math.max(duplicated, second.queryLong("SELECT count() FROM " + table)
+                            - second.queryLong("SELECT uniqExact(id) FROM " + table));
+                }
                 return new Result(ackedNow.cardinality(), rows, present.cardinality(), lost.cardinality(),
-                        rows - present.cardinality(), delayed.get(), heldPastTakeover.get(), atResume, partitionsOfB);
+                        duplicated, delayed.get(), heldPastTakeover.get(), atResume, partitionsOfB);
             }
         }
     }
 
-    private static long rows(Cluster cluster, String table) {
-        return cluster.journalServer().queryLong("SELECT count() FROM " + table);
+    /** Rows of the table: the most any of {@code servers} that answers holds (a replica may be down). */
+    private static long rows(List<ClickHouseServer> servers, String table) {
+        if (servers.size() == 1) {
+            return servers.get(0).queryLong("SELECT count() FROM " + table);
+        }
+        long most = -1;
+        for (ClickHouseServer server : servers) {
+            most = Math.max(most, count(server, table));
+        }
+        return most;
+    }
+
+    private static long count(ClickHouseServer server, String table) {
+        try {
+            return server.queryLong("SELECT count() FROM " + table);
+        } catch (RuntimeException e) {
+            return -1; // down
+        }
+    }
+
+    /** Closes the proxies of member B. */
+    private record AutoCloseableList(List<FaultProxy> proxies) implements AutoCloseable {
+        @Override
+        public void close() {
+            proxies.forEach(FaultProxy::close);
+        }
     }
 
     /** Produces for at least {@code seconds}, then until {@code stop} (at most {@link #MAX_LOAD}). */
