@@ -81,8 +81,9 @@ public final class MixedSettings {
 
     /**
      * The same against a cluster target: one shard of two replicas ({@code clickhouse.shards}, both members list
-     * both, each through its own proxies), the shard's private ZooKeeper, and the first replica SIGKILLed after B's
-     * takeover (B's INSERTs move to the second) and started again before the zombie's late INSERTs reach it.
+     * both, each through its own proxies) with the shard's private ZooKeeper. While both members insert, the first
+     * replica is SIGKILLed (the INSERTs move to the second) and started again; A's INSERTs held past its pause are
+     * sent right after that, so they reach a replica after the shard's writer changed back.
      *
      * @param shard a {@link ClickHouseCluster} of one shard of two replicas, started by the caller
      */
@@ -160,8 +161,13 @@ public final class MixedSettings {
                         return g.members().size() == 2 && g.members().values().stream().noneMatch(Set::isEmpty);
                     });
                     both = admin.describeGroup(GROUP).members().keySet();
+                    if (shard != null) {
+                        failOverAndBack(replicas, table);
+                    }
                     holding.set(true);
-                    Await.until("an INSERT of A held past the takeover", Duration.ofSeconds(60), () -> heldPastTakeover.get() > 0);
+                    // on a shard, a few: they reach a replica that is no longer the shard's writer by then
+                    int held = shard == null ? 1 : 3;
+                    Await.until("INSERTs of A held past the takeover", Duration.ofSeconds(60), () -> heldPastTakeover.get() >= held);
                     cluster.ingest().pause(); // past its 10 s session: its partitions go to B, its late INSERTs still arrive
                     holding.set(false);
                     // the takeover itself, seen at the coordinator (not a wait for the session's length): one member
@@ -175,17 +181,6 @@ public final class MixedSettings {
                 }
                 long before = rows(counted, table);
                 Await.until("member B landed rows after the takeover", Duration.ofSeconds(90), () -> rows(counted, table) > before);
-                if (shard != null) {
-                    // the first replica SIGKILLed: B's INSERTs fail over to the second; started again before A's
-                    // held INSERTs reach it (they were sent to it before A's pause: the old writer's zombie INSERTs)
-                    ClickHouseServer first = replicas.get(0);
-                    ClickHouseServer second = replicas.get(1);
-                    first.kill();
-                    long onSecond = count(second, table);
-                    Await.until("member B landed rows on the second replica", Duration.ofSeconds(60),
-                            () -> count(second, table) > onSecond);
-                    first.start();
-                }
                 long atResume = rows(counted, table);
                 cluster.ingest().resume(); // a zombie: its batches in flight still retry until it learns it was revoked
                 // the load goes on (at least `seconds`) until rows land after the resume: a busy machine can take most
@@ -225,6 +220,27 @@ public final class MixedSettings {
                         duplicated, delayed.get(), heldPastTakeover.get(), atResume, partitionsOfB);
             }
         }
+    }
+
+    /**
+     * The first replica SIGKILLed while both members insert: their INSERTs move to the second replica; then started
+     * again, so that A's INSERTs held next are sent while the shard's writer changes back (they reach a replica
+     * that is no longer the writer by the time they are delivered), and B's INSERTs after the takeover go through
+     * the returning replica.
+     */
+    private static void failOverAndBack(List<ClickHouseServer> replicas, String table) {
+        ClickHouseServer first = replicas.get(0);
+        ClickHouseServer second = replicas.get(1);
+        long t0 = System.nanoTime();
+        first.kill();
+        long onSecond = count(second, table);
+        Await.until("rows landed on the second replica after the first was killed", Duration.ofSeconds(60),
+                () -> count(second, table) > onSecond);
+        long t1 = System.nanoTime();
+        first.start();
+        System.out.println("[reliability] shard: replica 1 SIGKILLed; rows on replica 2 after "
+                + TimeUnit.NANOSECONDS.toMillis(t1 - t0) + " ms; replica 1 started again after "
+                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms");
     }
 
     /** Rows of the table: the most any of {@code servers} that answers holds (a replica may be down). */

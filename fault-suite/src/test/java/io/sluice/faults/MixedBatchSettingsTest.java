@@ -56,8 +56,8 @@ class MixedBatchSettingsTest {
     /**
      * The same against a cluster target ({@code clickhouse.shards}): one shard of two replicas with their own
      * ZooKeeper, each member listing both replicas; besides the late INSERTs and the paused member, the first replica
-     * is SIGKILLed after the takeover (INSERTs fail over to the second) and started again before the zombie's held
-     * INSERTs reach it. Replicated block deduplication alone drops only identical blocks.
+     * is SIGKILLed while both members insert (INSERTs fail over to the second) and started again just before the
+     * zombie's INSERTs are held. Replicated block deduplication alone drops only identical blocks.
      */
     @Test
     void onTheReplicasOfAShardMembersWithDifferentBatchSettingsLateInsertsAPausedMemberAndAReplicaKillLandEveryEventExactlyOnce(
