@@ -191,6 +191,7 @@ public final class Cluster implements AutoCloseable {
                     "--table", t, "--strategy", "journal", "--batch-rows", "500", "--linger-ms", "50",
                     "--group", "ingest-journal", "--metrics-interval-s", "0",
                     "--set", "clickhouse.shards=" + String.join(",", urls),
+                    "--set", "clickhouse.zookeeper.session.timeout.ms=" + ClickHouseCluster.ZOOKEEPER_SESSION_TIMEOUT_MS,
                     "--set", "insert.timeout.ms=" + config.insertTimeoutMillis(),
                     "--set", "retry.max.ms=2000");
         } else if (config.has("journal")) {

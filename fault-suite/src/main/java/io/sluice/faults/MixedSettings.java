@@ -142,7 +142,8 @@ public final class MixedSettings {
                     "--set", "batch.bytes=4096", "--set", "max.in.flight=3",
                     "--set", "insert.timeout.ms=" + insertTimeout, "--set", "retry.max.ms=2000"));
             if (shard != null) {
-                argsOfB.addAll(List.of("--set", "clickhouse.shards=" + String.join(",", proxiesOfB.stream().map(FaultProxy::url).toList())));
+                argsOfB.addAll(List.of("--set", "clickhouse.shards=" + String.join(",", proxiesOfB.stream().map(FaultProxy::url).toList()),
+                        "--set", "clickhouse.zookeeper.session.timeout.ms=" + ClickHouseCluster.ZOOKEEPER_SESSION_TIMEOUT_MS));
             }
             try (Node b = new Node("ingest-b", runDir, "256m", Map.of(), "sluice ingest: IngestConfig[", argsOfB.toArray(String[]::new))) {
                 BitSet acked = new BitSet();

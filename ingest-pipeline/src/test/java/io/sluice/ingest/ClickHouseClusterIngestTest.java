@@ -112,6 +112,7 @@ class ClickHouseClusterIngestTest {
         Properties p = new Properties();
         p.setProperty("ingest.events.topic", "events");
         p.setProperty("ingest.events.clickhouse.shards", cluster.shardsSetting());
+        p.setProperty("ingest.events.clickhouse.zookeeper.session.timeout.ms", Integer.toString(ClickHouseCluster.ZOOKEEPER_SESSION_TIMEOUT_MS));
         p.setProperty("ingest.events.table", DB + ".events_local");
         p.setProperty("ingest.events.table.ddl", localDdl("events"));
         p.setProperty("ingest.events.strategy", "journal");
@@ -204,6 +205,7 @@ class ClickHouseClusterIngestTest {
         Properties p = new Properties();
         p.setProperty("ingest.crash.topic", "crash");
         p.setProperty("ingest.crash.clickhouse.shards", cluster.shardsSetting());
+        p.setProperty("ingest.crash.clickhouse.zookeeper.session.timeout.ms", Integer.toString(ClickHouseCluster.ZOOKEEPER_SESSION_TIMEOUT_MS));
         p.setProperty("ingest.crash.table", DB + ".crash_local");
         p.setProperty("ingest.crash.strategy", "offset-range");
         p.setProperty("ingest.crash.batch.rows", "1000");

@@ -134,6 +134,11 @@ final class Shards implements AutoCloseable {
         return shards.size();
     }
 
+    /** Shard {@code index}, 0-based in configuration order. */
+    Shard get(int index) {
+        return shards.get(index);
+    }
+
     /** The shard a partition's rows go to; the same for the life of the configuration. */
     Shard of(TopicPartition tp) {
         return shards.get(indexOf(tp));
