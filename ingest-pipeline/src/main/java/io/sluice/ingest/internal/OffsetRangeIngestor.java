@@ -33,8 +33,9 @@ import java.util.function.Function;
  *       ({@code clickhouse.url}) the same idempotent insert with the same slot query ids, refused while a row of the
  *       range is in a part not registered in ZooKeeper ({@link IdempotentInsert#onReplica}), so members with
  *       different batch settings are excluded as on a plain table; on the shards of a cluster
- *       ({@code clickhouse.shards}) a plain INSERT whose retries are identical blocks (the server drops them),
- *       failing over between replicas — exclusion there needs members with the same batch settings;</li>
+ *       ({@code clickhouse.shards}) the same statement, sent to the shard's writer replica and fenced there
+ *       ({@link ShardWriter}: the writer by rank and ZooKeeper session, caught up with the other replicas), so the
+ *       slot query id excludes as on one server, replica failovers included;</li>
  *   <li>offset columns, {@code insert_deduplication_token} and a deduplicating table:
  *       {@link Guarantee#EXACTLY_ONCE_DEDUP_TOKEN};</li>
  *   <li>no offset columns: {@link Guarantee#AT_LEAST_ONCE}.</li>
