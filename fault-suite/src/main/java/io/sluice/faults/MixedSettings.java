@@ -36,14 +36,16 @@ import java.util.concurrent.locks.LockSupport;
 public final class MixedSettings {
     /** Figures of one run. */
     public record Result(long acked, long rows, long distinct, long lost, long duplicated, long delayedInserts,
-                         long insertsHeldPastTakeover, long bRowsBeforeResume, int partitionsOfBWhilePaused) {
+                         long insertsHeldPastTakeover, long bRowsBeforeResume, int partitionsOfBWhilePaused,
+                         boolean failedOver) {
         @Override
         public String toString() {
             return "acknowledged " + acked + ", rows " + rows + ", distinct ids " + distinct + ", lost " + lost
                     + ", duplicated " + duplicated + ", INSERTs delivered late: " + delayedInserts
                     + " (of member A held past B's takeover: " + insertsHeldPastTakeover + ")"
                     + ", partitions member B owned while A was paused: " + partitionsOfBWhilePaused
-                    + ", rows in the table when the paused member resumed: " + bRowsBeforeResume;
+                    + ", rows in the table when the paused member resumed: " + bRowsBeforeResume
+                    + ", rows landed on the second replica while the first was down (a shard only): " + failedOver;
         }
     }
 
@@ -123,21 +125,33 @@ public final class MixedSettings {
                 }
                 return FaultProxy.Fault.PASS;
             };
-            proxiesOfB.forEach(p -> p.onRequest(everyThirdLate));
-            proxiesOfA.forEach(p -> p.onRequest(r -> {
-                if (r.isInsert() && holding.get()) {
-                    // sent by A just before its pause: reaches the server long after B took A's partitions over
-                    // and inserted their ranges cut its own way (the zombie's late INSERT)
-                    delayed.incrementAndGet();
-                    heldPastTakeover.incrementAndGet();
-                    return FaultProxy.Fault.delay(ZOMBIE_DELAY);
-                }
-                return everyThirdLate.apply(r);
-            }));
+            // on a shard: while set, INSERTs to the first replica are cut (no new part there before it is killed)
+            AtomicBoolean quietFirst = new AtomicBoolean();
+            for (int i = 0; i < proxiesOfB.size(); i++) {
+                boolean first = shard != null && i == 0;
+                proxiesOfB.get(i).onRequest(r -> first && quietFirst.get() && r.isInsert() ? FaultProxy.Fault.CUT : everyThirdLate.apply(r));
+            }
+            for (int i = 0; i < proxiesOfA.size(); i++) {
+                boolean first = shard != null && i == 0;
+                proxiesOfA.get(i).onRequest(r -> {
+                    if (first && quietFirst.get() && r.isInsert()) {
+                        return FaultProxy.Fault.CUT;
+                    }
+                    if (r.isInsert() && holding.get()) {
+                        // sent by A just before its pause: reaches the server long after B took A's partitions over
+                        // and inserted their ranges cut its own way (the zombie's late INSERT)
+                        delayed.incrementAndGet();
+                        heldPastTakeover.incrementAndGet();
+                        return FaultProxy.Fault.delay(ZOMBIE_DELAY);
+                    }
+                    return everyThirdLate.apply(r);
+                });
+            }
             cluster.start(); // member A: batch.rows 500, linger.ms 50, batch.bytes default (16 MiB)
             String table = cluster.tables().get(0).name();
             List<ClickHouseServer> counted = shard == null ? List.of(cluster.journalServer()) : replicas;
             int partitionsOfB;
+            boolean failedOver = shard == null;
             List<String> argsOfB = new ArrayList<>(List.of(
                     "ingest", "--bootstrap", cluster.bootstrap(), "--topic", Cluster.TOPIC, "--clickhouse", proxyOfB.url(),
                     "--table", table, "--strategy", "offset-range", "--batch-rows", "777", "--linger-ms", "7",
@@ -166,7 +180,7 @@ public final class MixedSettings {
                     });
                     both = admin.describeGroup(GROUP).members().keySet();
                     if (shard != null) {
-                        failOverAndBack(replicas, table);
+                        failedOver = failOverAndBack(replicas, table, quietFirst, List.of(proxiesOfA.get(0), proxiesOfB.get(0)));
                     }
                     holding.set(true);
                     // on a shard, a few: they reach a replica that is no longer the shard's writer by then
@@ -221,7 +235,7 @@ public final class MixedSettings {
                             - second.queryLong("SELECT uniqExact(id) FROM " + table));
                 }
                 return new Result(ackedNow.cardinality(), rows, present.cardinality(), lost.cardinality(),
-                        duplicated, delayed.get(), heldPastTakeover.get(), atResume, partitionsOfB);
+                        duplicated, delayed.get(), heldPastTakeover.get(), atResume, partitionsOfB, failedOver);
             }
         }
     }
@@ -232,15 +246,21 @@ public final class MixedSettings {
      * that is no longer the writer by the time they are delivered), and B's INSERTs after the takeover go through
      * the returning replica.
      */
-    private static void failOverAndBack(List<ClickHouseServer> replicas, String table) {
+    private static boolean failOverAndBack(List<ClickHouseServer> replicas, String table, AtomicBoolean quietFirst,
+                                        List<FaultProxy> toFirst) {
         ClickHouseServer first = replicas.get(0);
         ClickHouseServer second = replicas.get(1);
-        // killed when the second replica has just pulled and fetched everything (no fetch queued, its log pointer
-        // past the log): else a part only the first one holds makes the shard wait for its return (the fence)
+        // killed once the second replica holds every part the first committed (no fetch queued, its log pointer past
+        // the log), new INSERTs to the first cut and the late ones delivered: else a part only the first one holds
+        // makes the shard wait for its return (the writer fence), which is not the failover this run is about
+        quietFirst.set(true);
+        Await.until("the late INSERTs to the first replica delivered", Duration.ofSeconds(30),
+                () -> toFirst.stream().allMatch(p -> p.delayedPending() == 0));
         Await.until("the second replica caught up", Duration.ofSeconds(30), () -> second.queryLong("SELECT count() FROM system.replicas"
                 + " WHERE concat(database, '.', table) = '" + table + "' AND inserts_in_queue = 0 AND log_pointer > log_max_index") == 1);
         long t0 = System.nanoTime();
         first.kill();
+        quietFirst.set(false);
         long onSecond = count(second, table);
         // the second replica takes over once the first one's ZooKeeper session expired, unless the first one was
         // killed holding a committed part the second had not fetched yet: then the shard waits for its return (the
@@ -259,6 +279,7 @@ public final class MixedSettings {
                 + TimeUnit.NANOSECONDS.toMillis(t1 - t0) + " ms" : "no rows on replica 2 within " + FAILOVER_WAIT
                 + " (the shard waited for replica 1)") + "; replica 1 started again after "
                 + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms");
+        return failedOver;
     }
 
     /** Rows of the table: the most any of {@code servers} that answers holds (a replica may be down). */

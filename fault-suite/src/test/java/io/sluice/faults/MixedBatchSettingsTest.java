@@ -69,6 +69,7 @@ class MixedBatchSettingsTest {
             r = MixedSettings.runOnShard(dir, 400, 20, shard);
         }
         System.out.println("[reliability] two members with different batch settings on the replicas of a shard: " + r);
+        assertThat(r.failedOver()).as("rows landed on the second replica while the first was down (" + r + ")").isTrue();
         assertThat(r.delayedInserts()).as("INSERTs the proxy delivered late").isPositive();
         assertThat(r.insertsHeldPastTakeover()).as("INSERTs of the paused member delivered after its session").isPositive();
         assertThat(r.partitionsOfBWhilePaused()).as("partitions the coordinator gave B while A was paused").isEqualTo(4);
