@@ -3,6 +3,7 @@ package io.sluice.faults;
 import io.sluice.core.Broker;
 import io.sluice.core.BrokerConfig;
 import io.sluice.core.TopicConfig;
+import io.sluice.testkit.ClickHouseCluster;
 import io.sluice.testkit.ClickHouseServer;
 import io.sluice.testkit.FaultProxy;
 import io.sluice.testkit.RedisServer;
@@ -54,6 +55,8 @@ public final class Cluster implements AutoCloseable {
     /** The journal strategy's ClickHouse and the proxy its {@code sluice ingest} talks through, or null. */
     private final ClickHouseServer journalServer;
     private final FaultProxy journalProxy;
+    /** With a journal shard ({@link #Cluster(TortureConfig, ClickHouseCluster)}): one proxy per replica, in order. */
+    private final List<FaultProxy> journalReplicaProxies = new ArrayList<>();
     private final List<Table> tables = new ArrayList<>();
     private final Path dataDir;
     private final boolean tmpfs;
@@ -71,6 +74,20 @@ public final class Cluster implements AutoCloseable {
      *                            a {@code MergeTree} on the shared one
      */
     Cluster(TortureConfig config, boolean journalOnReplicated) {
+        this(config, journalOnReplicated, null);
+    }
+
+    /**
+     * The {@code journal} strategy's table is the local {@code ReplicatedMergeTree} table on every replica of the one
+     * shard of {@code journalShard} (its own ZooKeeper), and {@code sluice ingest} writes to it as a cluster target
+     * ({@code clickhouse.shards}), through one {@link FaultProxy} per replica ({@link #journalReplicaProxies()});
+     * {@link #journalServer()} is the shard's first replica.
+     */
+    Cluster(TortureConfig config, ClickHouseCluster journalShard) {
+        this(config, false, journalShard);
+    }
+
+    private Cluster(TortureConfig config, boolean journalOnReplicated, ClickHouseCluster journalShard) {
         this.config = config;
         Path run = config.runDir();
         this.clickHouse = ClickHouseServer.shared();
@@ -154,7 +171,30 @@ public final class Cluster implements AutoCloseable {
         this.broker = new Node("broker", run, "512m", Map.of(), "sluice broker: binary protocol on",
                 "broker", "--config", brokerConfig.toString());
 
-        if (config.has("journal")) {
+        if (config.has("journal") && journalShard != null) {
+            String t = "torture_shard.journal";
+            journalShard.onEveryNode("CREATE DATABASE IF NOT EXISTS torture_shard");
+            journalShard.onEveryNode("CREATE TABLE " + t + " (id UInt64, p UInt32, _sluice_partition UInt32, _sluice_offset UInt64)"
+                    + " ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/" + t + "', '{replica}')"
+                    + " ORDER BY (_sluice_partition, _sluice_offset)");
+            List<String> urls = new ArrayList<>();
+            for (String url : journalShard.shardUrls().get(0)) {
+                FaultProxy proxy = FaultProxy.forUrl(url);
+                journalReplicaProxies.add(proxy);
+                urls.add(proxy.url());
+            }
+            this.journalServer = journalShard.node(1, 1);
+            this.journalProxy = journalReplicaProxies.get(0);
+            tables.add(new Table("journal", t, true, journalServer));
+            this.ingest = new Node("ingest", run, "256m", config.ingestEnv(), "sluice ingest: IngestConfig[",
+                    "ingest", "--bootstrap", bootstrap(), "--topic", TOPIC, "--clickhouse", urls.get(0),
+                    "--table", t, "--strategy", "journal", "--batch-rows", "500", "--linger-ms", "50",
+                    "--group", "ingest-journal", "--metrics-interval-s", "0",
+                    "--set", "clickhouse.shards=" + String.join(",", urls),
+                    "--set", "clickhouse.zookeeper.session.timeout.ms=" + ClickHouseCluster.ZOOKEEPER_SESSION_TIMEOUT_MS,
+                    "--set", "insert.timeout.ms=" + config.insertTimeoutMillis(),
+                    "--set", "retry.max.ms=2000");
+        } else if (config.has("journal")) {
             boolean onReplicated = journalOnReplicated && replicated != null;
             this.journalServer = onReplicated ? replicated : clickHouse;
             this.journalProxy = onReplicated ? replicatedProxy : clickHouseProxy;
@@ -248,7 +288,18 @@ public final class Cluster implements AutoCloseable {
 
     /** The proxies in front of every ClickHouse of the run (the shared one first). */
     public List<FaultProxy> clickHouseProxies() {
-        return replicatedProxy == null ? List.of(clickHouseProxy) : List.of(clickHouseProxy, replicatedProxy);
+        List<FaultProxy> out = new ArrayList<>();
+        out.add(clickHouseProxy);
+        if (replicatedProxy != null) {
+            out.add(replicatedProxy);
+        }
+        out.addAll(journalReplicaProxies);
+        return out;
+    }
+
+    /** The proxies of the journal shard's replicas, in configuration order (empty without a journal shard). */
+    public List<FaultProxy> journalReplicaProxies() {
+        return List.copyOf(journalReplicaProxies);
     }
 
     /** The ZooKeeper of the replicated ClickHouse, or null when {@code replicated} is not in the run. */

@@ -17,9 +17,11 @@ public enum Guarantee {
     /**
      * Journal, offset columns, {@code Replicated*MergeTree}. On one server: the idempotent insert above (same slot query
      * ids, so members with different batch settings are excluded), refused while a row of the range is in a part not
-     * registered in ZooKeeper (what a {@code 319} leaves behind). On the shards of a cluster: every retry sends the
-     * identical block, which the server drops. After an INSERT of unknown outcome, nothing is sent again before the
-     * replicas showed what landed in registered parts.
+     * registered in ZooKeeper (what a {@code 319} leaves behind). On the shards of a cluster ({@code clickhouse.shards})
+     * the same statement, sent to the shard's writer replica and refused there unless that replica is the writer by
+     * rank and ZooKeeper session and holds every part the others committed, so replica failovers keep the
+     * exclusion (docs/ingest.md, the writer fence). After an INSERT of unknown outcome, nothing is sent again before
+     * the replicas showed what landed in registered parts.
      */
     EXACTLY_ONCE_REPLICATED_DEDUP("exactly-once-replicated-dedup"),
     /**

@@ -54,6 +54,9 @@ import java.util.function.Function;
  *                          reached with Lettuce's cluster client; the stream key must carry a hash tag
  * @param redisClusterRefreshMs how often the cluster client re-reads the topology (it also does on MOVED/ASK
  *                          redirects and persistent reconnects)
+ * @param zooKeeperSessionTimeoutMs with {@code clickhouse.shards} and a {@code Replicated*MergeTree}: the replicas'
+ *                          ZooKeeper session timeout ({@code <zookeeper><session_timeout_ms>} of their server
+ *                          configuration), from which the shard's writer fence derives its waits (ShardWriter)
  */
 public record IngestConfig(String name, String topic, String clickHouseUrl, String user, String password, String table,
                            String tableDdl, Strategy strategy, RowEncoder rowEncoder, int batchRows, int batchBytes,
@@ -62,7 +65,7 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
                            String redisUrl, String redisStream, String redisGroup, long redisMaxPending,
                            long redisClaimIdleMs, int redisMaxDeliveries, String group, String deadLetterTable,
                            Source source, String kafkaBootstrap, List<List<String>> shards, ShardBy shardBy,
-                           boolean redisCluster, long redisClusterRefreshMs) {
+                           boolean redisCluster, long redisClusterRefreshMs, long zooKeeperSessionTimeoutMs) {
 
     public static final String TOPIC = "topic";
     public static final String CLICKHOUSE_URL = "clickhouse.url";
@@ -93,6 +96,7 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
     public static final String REDIS_MAX_DELIVERIES = "redis.max.deliveries";
     public static final String REDIS_CLUSTER = "redis.cluster";
     public static final String REDIS_CLUSTER_REFRESH_MS = "redis.cluster.refresh.ms";
+    public static final String CLICKHOUSE_ZOOKEEPER_SESSION_TIMEOUT_MS = "clickhouse.zookeeper.session.timeout.ms";
     public static final String GROUP = "group";
     public static final String DEAD_LETTER_TABLE = "dead.letter.table";
     public static final String SOURCE = "source";
@@ -163,7 +167,12 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
             .define(CLICKHOUSE_SHARDS, Type.STRING, null, Importance.MEDIUM,
                     "cluster target: shards separated by `;`, each shard's replica URLs by `,` (offset-range strategy; `table` is then each shard's local table)")
             .define(CLICKHOUSE_SHARD_BY, Type.STRING, "partition", Importance.LOW,
-                    "how a partition picks its shard: `partition` (partition mod shards) or `random` (a fixed hash of topic and partition)");
+                    "how a partition picks its shard: `partition` (partition mod shards) or `random` (a fixed hash of topic and partition)")
+            .define(CLICKHOUSE_ZOOKEEPER_SESSION_TIMEOUT_MS, Type.LONG, 30_000L, Validator.between(1_000, 600_000), Importance.LOW,
+                    "with `clickhouse.shards` on a `Replicated*MergeTree`: the replicas' ZooKeeper session timeout (their"
+                            + " `zookeeper.session_timeout_ms`, ClickHouse's default 30000); a shard's INSERTs move to another"
+                            + " replica only after the writer lost its session, and a returning replica waits about twice this"
+                            + " before it writes again (docs/ingest.md, cluster targets)");
 
     private static Validator strategyValidator() {
         return new Validator() {
@@ -215,6 +224,7 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
                     "must contain a hash tag with redis.cluster, e.g. sluice:{events}: the stream and its dead-letter stream share one slot");
         }
         DEFINITION.check(REDIS_CLUSTER_REFRESH_MS, REDIS_CLUSTER_REFRESH_MS, redisClusterRefreshMs);
+        DEFINITION.check(CLICKHOUSE_ZOOKEEPER_SESSION_TIMEOUT_MS, CLICKHOUSE_ZOOKEEPER_SESSION_TIMEOUT_MS, zooKeeperSessionTimeoutMs);
         require(redisGroup != null && !redisGroup.isBlank(), "redis.group", redisGroup, "must not be blank");
         DEFINITION.check(REDIS_MAX_PENDING, REDIS_MAX_PENDING, redisMaxPending);
         DEFINITION.check(REDIS_CLAIM_IDLE_MS, REDIS_CLAIM_IDLE_MS, redisClaimIdleMs);
@@ -419,6 +429,7 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
                 .redisMaxDeliveries(v.getInt(REDIS_MAX_DELIVERIES))
                 .redisCluster(v.getBoolean(REDIS_CLUSTER))
                 .redisClusterRefreshMs(v.getLong(REDIS_CLUSTER_REFRESH_MS))
+                .zooKeeperSessionTimeoutMs(v.getLong(CLICKHOUSE_ZOOKEEPER_SESSION_TIMEOUT_MS))
                 .group(v.getString(GROUP))
                 .deadLetterTable(v.getString(DEAD_LETTER_TABLE));
         if (v.getString(CLICKHOUSE_USER_ENV) != null) {
@@ -492,6 +503,7 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
         private ShardBy shardBy = ShardBy.PARTITION;
         private boolean redisCluster;
         private long redisClusterRefreshMs = DEFINITION.defaultLong(REDIS_CLUSTER_REFRESH_MS);
+        private long zooKeeperSessionTimeoutMs = DEFINITION.defaultLong(CLICKHOUSE_ZOOKEEPER_SESSION_TIMEOUT_MS);
 
         private Builder(String name) {
             this.name = name;
@@ -532,6 +544,7 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
         /** {@code redis.url} lists seed nodes of a Redis Cluster; the default stream becomes {@code sluice:{<table>}}. */
         public Builder redisCluster(boolean v) { this.redisCluster = v; return this; }
         public Builder redisClusterRefreshMs(long v) { this.redisClusterRefreshMs = v; return this; }
+        public Builder zooKeeperSessionTimeoutMs(long v) { this.zooKeeperSessionTimeoutMs = v; return this; }
 
         public IngestConfig build() {
             String t = table == null ? "" : table;
@@ -543,7 +556,8 @@ public record IngestConfig(String name, String topic, String clickHouseUrl, Stri
                     redisStream != null ? redisStream : redisCluster ? "sluice:{" + t + "}" : "sluice:" + t, redisGroup, redisMaxPending, redisClaimIdleMs,
                     redisMaxDeliveries, group != null ? group : "sluice-ingest-" + name,
                     deadLetterTable != null ? deadLetterTable : (t.isEmpty() ? "x.dead_letters" : t + "_dead_letters"),
-                    source, kafkaBootstrap, shards, shardBy, redisCluster, redisClusterRefreshMs);
+                    source, kafkaBootstrap, shards, shardBy, redisCluster, redisClusterRefreshMs,
+                    zooKeeperSessionTimeoutMs);
         }
     }
 }

@@ -112,6 +112,7 @@ class ClickHouseClusterIngestTest {
         Properties p = new Properties();
         p.setProperty("ingest.events.topic", "events");
         p.setProperty("ingest.events.clickhouse.shards", cluster.shardsSetting());
+        p.setProperty("ingest.events.clickhouse.zookeeper.session.timeout.ms", Integer.toString(ClickHouseCluster.ZOOKEEPER_SESSION_TIMEOUT_MS));
         p.setProperty("ingest.events.table", DB + ".events_local");
         p.setProperty("ingest.events.table.ddl", localDdl("events"));
         p.setProperty("ingest.events.strategy", "journal");
@@ -142,8 +143,14 @@ class ClickHouseClusterIngestTest {
                 Await.until("rows on both shards", Duration.ofSeconds(90),
                         () -> count(s1r1, "events_local") > 0 && count(s2r1, "events_local") > 0);
 
-                // a replica of shard 1 SIGKILLed mid-run: its shard's inserts move to the other replica. (Blocks
-                // only the killed replica had are not lost: they are on its disk and replicate when it returns.)
+                // a replica of shard 1 SIGKILLed: its shard's inserts move to the other replica once the killed one's
+                // ZooKeeper session expired (the writer fence, ShardWriter). The other replica must first hold every
+                // part the killed one committed (else it would decide what is missing without them): a part only the
+                // killed replica holds keeps the shard waiting until it returns, so shard 1 is quiet and its second
+                // replica synced when the kill comes
+                Await.until("shard 1's partitions committed to their end", Duration.ofSeconds(90),
+                        () -> lagOf(broker, config.group(), 0) == 0 && lagOf(broker, config.group(), 2) == 0);
+                s1r2.execute("SYSTEM SYNC REPLICA " + DB + ".events_local");
                 s1r1.kill();
                 long before = count(s1r2, "events_local");
                 produce(broker, "events", n / 4, n / 2);
@@ -204,6 +211,7 @@ class ClickHouseClusterIngestTest {
         Properties p = new Properties();
         p.setProperty("ingest.crash.topic", "crash");
         p.setProperty("ingest.crash.clickhouse.shards", cluster.shardsSetting());
+        p.setProperty("ingest.crash.clickhouse.zookeeper.session.timeout.ms", Integer.toString(ClickHouseCluster.ZOOKEEPER_SESSION_TIMEOUT_MS));
         p.setProperty("ingest.crash.table", DB + ".crash_local");
         p.setProperty("ingest.crash.strategy", "offset-range");
         p.setProperty("ingest.crash.batch.rows", "1000");

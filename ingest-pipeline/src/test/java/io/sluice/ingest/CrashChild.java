@@ -28,6 +28,8 @@ public final class CrashChild {
             java.util.Properties p = new java.util.Properties();
             p.setProperty("ingest.crash.topic", args[4]);
             p.setProperty("ingest.crash.clickhouse.shards", args[2]);
+            p.setProperty("ingest.crash.clickhouse.zookeeper.session.timeout.ms",
+                    Integer.toString(io.sluice.testkit.ClickHouseCluster.ZOOKEEPER_SESSION_TIMEOUT_MS));
             p.setProperty("ingest.crash.table", args[3]);
             p.setProperty("ingest.crash.strategy", "offset-range");
             p.setProperty("ingest.crash.batch.rows", "1000");

@@ -23,6 +23,8 @@ import java.util.stream.Collectors;
  */
 public final class ClickHouseCluster implements AutoCloseable {
     public static final String CLUSTER = "sluice_cluster";
+    /** The nodes' ZooKeeper {@code session_timeout_ms} (Sluice's {@code clickhouse.zookeeper.session.timeout.ms}). */
+    public static final int ZOOKEEPER_SESSION_TIMEOUT_MS = 6000;
 
     private final ZooKeeperServer.Process zooKeeper;
     private final List<List<ClickHouseServer.Process>> processes;
@@ -60,7 +62,7 @@ public final class ClickHouseCluster implements AutoCloseable {
             for (int r = 0; r < replicas; r++) {
                 processes.get(s).get(r).writeConfig(remote
                         + "<zookeeper><node><host>127.0.0.1</host><port>" + zk.port + "</port></node>"
-                        + "<session_timeout_ms>6000</session_timeout_ms></zookeeper>"
+                        + "<session_timeout_ms>" + ZOOKEEPER_SESSION_TIMEOUT_MS + "</session_timeout_ms></zookeeper>"
                         + "<macros><shard>0" + (s + 1) + "</shard><replica>r" + (r + 1) + "</replica></macros>");
             }
         }

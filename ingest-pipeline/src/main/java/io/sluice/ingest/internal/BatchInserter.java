@@ -104,10 +104,11 @@ public final class BatchInserter {
                                  Function<RowBatch<T>, IdempotentInsert.Statement> idempotent, BooleanSupplier abandon) {
         Backoff backoff = null;
         int attempt = 0;
-        IdempotentInsert.Statement statement = idempotent == null || batch.isEmpty() ? null : idempotent.apply(batch);
         while (!batch.isEmpty()) {
             long start = System.nanoTime();
             try {
+                // built for every attempt: on a cluster target it names the replica the attempt goes to (ShardWriter)
+                IdempotentInsert.Statement statement = idempotent == null ? null : idempotent.apply(batch);
                 if (statement != null) {
                     http.insertExternal(statement, sendSettings, batch.array(), 0, batch.bytes());
                 } else {

@@ -119,6 +119,18 @@ public final class ClickHouseHttp implements AutoCloseable {
         return replicas.stream().map(URI::toString).toList();
     }
 
+    /**
+     * Sends the next requests to replica {@code index} (in the order of the URLs given): the shard's writer replica
+     * ({@link ShardWriter}); a failure there still moves the following request on to the next one.
+     */
+    void pin(int index) {
+        URI to = replicas.get(index);
+        synchronized (this) {
+            current = index;
+            base = to;
+        }
+    }
+
     /** After a failure at {@code failed}: the next request goes to the next replica (no-op with one URL). */
     private void skip(URI failed) {
         if (replicas.size() > 1 && failed == base) {

@@ -86,6 +86,11 @@ public final class IdempotentInsert {
     private final String structure;
     /** {@code <replica_path>/parts} of the replica the statements run on ({@link #onReplica}), else null. */
     private final String registeredParts;
+    /**
+     * A condition that must be 0 for the statement to run, evaluated (as scalar subqueries) before the rows are
+     * filtered and inserted, else empty: a shard's writer fence ({@link #onShardReplica}, {@link ShardWriter}).
+     */
+    private final String fence;
 
     /**
      * @param encoder null for JSON passthrough (the external table has every insertable column of the target), or
@@ -104,11 +109,30 @@ public final class IdempotentInsert {
         if (replicaPath == null || replicaPath.isBlank() || replicaPath.indexOf('\'') >= 0) {
             throw new IllegalArgumentException("replica path: " + replicaPath);
         }
-        return new IdempotentInsert(target, encoder, RowFormat.Provenance.OFFSETS, replicaPath + "/parts");
+        return new IdempotentInsert(target, encoder, RowFormat.Provenance.OFFSETS, replicaPath + "/parts", "");
+    }
+
+    /**
+     * For one replica of a shard of a cluster target ({@code clickhouse.shards}): as {@link #onReplica}, and the
+     * statement also refuses ({@value #UNREGISTERED_PART_OF_RANGE}) unless {@code fence} is 0 — the shard's writer
+     * fence ({@link ShardWriter#fence}): it is the shard's writer replica, and it holds every part the other replicas
+     * committed.
+     */
+    static IdempotentInsert onShardReplica(ClickHouseTarget target, RowEncoder encoder, String replicaPath, String fence) {
+        if (replicaPath == null || replicaPath.isBlank() || replicaPath.indexOf('\'') >= 0 || fence == null || fence.isBlank()) {
+            throw new IllegalArgumentException("replica path: " + replicaPath + ", fence: " + fence);
+        }
+        return new IdempotentInsert(target, encoder, RowFormat.Provenance.OFFSETS, replicaPath + "/parts", fence);
     }
 
     private IdempotentInsert(ClickHouseTarget target, RowEncoder encoder, RowFormat.Provenance provenance, String registeredParts) {
+        this(target, encoder, provenance, registeredParts, "");
+    }
+
+    private IdempotentInsert(ClickHouseTarget target, RowEncoder encoder, RowFormat.Provenance provenance, String registeredParts,
+                             String fence) {
         this.registeredParts = registeredParts;
+        this.fence = fence;
         this.table = target.table();
         List<String> cols = new ArrayList<>();
         if (encoder == null) {
@@ -150,8 +174,9 @@ public final class IdempotentInsert {
         }
         String range = ClickHouseTarget.PARTITION_COLUMN + " = " + partition + " AND " + ClickHouseTarget.OFFSET_COLUMN
                 + " BETWEEN " + first + " AND " + last;
-        String guard = registeredParts == null ? "" : "throwIf((SELECT count() FROM " + table + " WHERE " + range
-                + " AND _part NOT IN (SELECT name FROM system.zookeeper WHERE path = '" + registeredParts + "')) > 0) = 0 AND ";
+        String guard = (fence.isEmpty() ? "" : "throwIf(" + fence + ") = 0 AND ")
+                + (registeredParts == null ? "" : "throwIf((SELECT count() FROM " + table + " WHERE " + range
+                + " AND _part NOT IN (SELECT name FROM system.zookeeper WHERE path = '" + registeredParts + "')) > 0) = 0 AND ");
         String sql = "INSERT INTO " + table + " (" + columnList + ") SELECT " + columnList + " FROM " + EXTERNAL
                 + " WHERE " + guard + ClickHouseTarget.OFFSET_COLUMN + " NOT IN (SELECT " + ClickHouseTarget.OFFSET_COLUMN
                 + " FROM " + table + " WHERE " + range + ")";

@@ -33,8 +33,9 @@ import java.util.function.Function;
  *       ({@code clickhouse.url}) the same idempotent insert with the same slot query ids, refused while a row of the
  *       range is in a part not registered in ZooKeeper ({@link IdempotentInsert#onReplica}), so members with
  *       different batch settings are excluded as on a plain table; on the shards of a cluster
- *       ({@code clickhouse.shards}) a plain INSERT whose retries are identical blocks (the server drops them),
- *       failing over between replicas — exclusion there needs members with the same batch settings;</li>
+ *       ({@code clickhouse.shards}) the same statement, sent to the shard's writer replica and fenced there
+ *       ({@link ShardWriter}: the writer by rank and ZooKeeper session, caught up with the other replicas), so the
+ *       slot query id excludes as on one server, replica failovers included;</li>
  *   <li>offset columns, {@code insert_deduplication_token} and a deduplicating table:
  *       {@link Guarantee#EXACTLY_ONCE_DEDUP_TOKEN};</li>
  *   <li>no offset columns: {@link Guarantee#AT_LEAST_ONCE}.</li>
@@ -56,6 +57,8 @@ public final class OffsetRangeIngestor implements BatchSink<RowBatch<Long>> {
     private static final int UNKNOWN_STATUS_OF_INSERT = 319;
     /** One server, or the shards of a cluster target (clickhouse.shards); set with ctx. */
     private volatile Shards shards;
+    /** Cluster target with a replicated table: each shard's writer and fence ({@link ShardWriter}), else null. */
+    private volatile ShardWriter[] writers;
     private final int shardCount;
 
     public OffsetRangeIngestor(IngestConfig config) {
@@ -91,6 +94,14 @@ public final class OffsetRangeIngestor implements BatchSink<RowBatch<Long>> {
         }
         this.inserter = c.inserter(c.format, Map.of(), c.clickHouseDeadLetters());
         this.shards = Shards.open(c, inserter);
+        if (g == Guarantee.EXACTLY_ONCE_REPLICATED_DEDUP && !config.shards().isEmpty()) {
+            ShardWriter[] w = new ShardWriter[shards.size()];
+            for (int i = 0; i < w.length; i++) {
+                w[i] = new ShardWriter(shards.get(i), c.target, config.rowEncoder(), config.database(), config.tableName(),
+                        config.zooKeeperSessionTimeoutMs());
+            }
+            this.writers = w;
+        }
         this.idempotent = statements;
         this.replicated = g == Guarantee.EXACTLY_ONCE_REPLICATED_DEDUP ? new ReplicatedLanding(config.database(), config.tableName()) : null;
         this.guarantee = g;
@@ -100,7 +111,12 @@ public final class OffsetRangeIngestor implements BatchSink<RowBatch<Long>> {
                             + " each batch is an idempotent INSERT ... SELECT with one query_id per offset slot (ClickHouse {})",
                     config.name(), g, config.table(), c.target.engine(), c.target.version());
             case EXACTLY_ONCE_REPLICATED_DEDUP -> {
-                if (statements != null) {
+                if (writers != null) {
+                    LOG.info("offset-range {}: guarantee {}: table {} is {} on the shards of a cluster; each batch is an"
+                            + " idempotent INSERT ... SELECT with one query_id per offset slot, sent to the shard's writer"
+                            + " replica and fenced there (writer by rank and ZooKeeper session, caught up with the others,"
+                            + " no unregistered part of the range)", config.name(), g, config.table(), c.target.engine());
+                } else if (statements != null) {
                     LOG.info("offset-range {}: guarantee {}: table {} is {} on one server; each batch is an idempotent INSERT ..."
                             + " SELECT with one query_id per offset slot, refused while a row of its range is in a part not"
                             + " registered in ZooKeeper", config.name(), g, config.table(), c.target.engine());
@@ -145,12 +161,21 @@ public final class OffsetRangeIngestor implements BatchSink<RowBatch<Long>> {
     @Override
     public void insert(TopicPartition partition, long from, long to, RowBatch<Long> batch, BooleanSupplier abandoned) {
         InFlight f = new InFlight(partition, from, to);
+        ShardWriter writer = writers == null ? null : writers[shards.indexOf(f.partition)];
         Map<String, String> settings = guarantee == Guarantee.EXACTLY_ONCE_DEDUP_TOKEN
-                ? Map.of("insert_deduplication_token", config.table() + "/" + source(f.partition, f.from) + "-" + f.to) : Map.of();
-        Function<RowBatch<Long>, IdempotentInsert.Statement> statement = idempotent == null ? null
+                ? Map.of("insert_deduplication_token", config.table() + "/" + source(f.partition, f.from) + "-" + f.to)
+                : writer != null ? writer.settings() : Map.of();
+        Function<RowBatch<Long>, IdempotentInsert.Statement> statement = writer != null
+                ? b -> writer.statement(f.partition.partition(), b.tag(0), b.tag(b.rows() - 1), queryId(f))
+                : idempotent == null ? null
                 : b -> idempotent.offsets(f.partition.partition(), b.tag(0), b.tag(b.rows() - 1), queryId(f));
         BooleanSupplier abandon = () -> abandoned.getAsBoolean() || ctx.givingUp();
-        BatchInserter.RetryHook<Long> beforeRetry = replicated == null ? null : (b, failure) -> resolve(f, b, failure, abandon);
+        BatchInserter.RetryHook<Long> beforeRetry = replicated == null ? null : (b, failure) -> {
+            if (writer != null) {
+                writer.forget(); // the next attempt asks the replicas which may write
+            }
+            return resolve(f, b, failure, abandon);
+        };
         shards.of(f.partition).inserter().insert(batch, beforeRetry, offset -> source(f.partition, offset), settings, statement,
                 abandon);
     }
@@ -158,7 +183,7 @@ public final class OffsetRangeIngestor implements BatchSink<RowBatch<Long>> {
     /** With the idempotent insert a partition's batches of a slot share a query id: the engine sends them in turn. */
     @Override
     public boolean onePerPartition() {
-        return idempotent != null;
+        return idempotent != null || writers != null;
     }
 
     /**
@@ -170,8 +195,9 @@ public final class OffsetRangeIngestor implements BatchSink<RowBatch<Long>> {
      * not registered.
      */
     private RowBatch<Long> resolve(InFlight f, RowBatch<Long> batch, IngestException failure, BooleanSupplier abandon) {
+        boolean fenced = idempotent != null || writers != null;
         if (batch.isEmpty() || !(failure.isOutcomeUnknown() || failure.serverCode() == UNKNOWN_STATUS_OF_INSERT
-                || idempotent != null && failure.serverCode() == IdempotentInsert.UNREGISTERED_PART_OF_RANGE)) {
+                || fenced && failure.serverCode() == IdempotentInsert.UNREGISTERED_PART_OF_RANGE)) {
             return batch;
         }
         Shards.Shard shard = shards.of(f.partition);
@@ -180,7 +206,10 @@ public final class OffsetRangeIngestor implements BatchSink<RowBatch<Long>> {
         long last = batch.tag(batch.rows() - 1);
         Backoff backoff = new Backoff(config.retryInitialMs(), config.retryMaxMs());
         return switch (replicated.afterUnknownStatus(shard, p, first, last, batch.rows(), abandon, backoff,
-                failure.serverCode() == IdempotentInsert.UNREGISTERED_PART_OF_RANGE && idempotent != null
+                failure.serverCode() == IdempotentInsert.UNREGISTERED_PART_OF_RANGE && writers != null
+                        ? "refused: the replica is not the shard's writer now, lacks parts the others committed, or holds a row of"
+                        + " the range in a part not registered in ZooKeeper"
+                        : failure.serverCode() == IdempotentInsert.UNREGISTERED_PART_OF_RANGE && fenced
                         ? "refused: a row of the range is in a part not registered in ZooKeeper"
                         : failure.serverCode() > 0 ? "code " + failure.serverCode() : "no answer")) {
             case LANDED -> batch.select(0, batch.rows(), o -> false); // nothing left to send

@@ -19,10 +19,9 @@ import java.util.Set;
  * cluster ({@code clickhouse.shards}), each written directly into its local table through its replicas.
  *
  * <p>Rows are routed per partition ({@link IngestConfig.ShardBy}): an offset-range batch lands whole on one shard,
- * so the same range is the same block after a retry or a restart, which {@code Replicated*MergeTree} deduplicates
- * (replicated block deduplication in ZooKeeper, shared by the replicas of a shard), and a shard's outage holds back
- * only the partitions routed to it. Inside a shard, a replica that is down or read-only is skipped for the next
- * one ({@link ClickHouseHttp}).
+ * and a shard's outage holds back only the partitions routed to it. On a {@code Replicated*MergeTree} with offset
+ * columns every statement of a shard goes to its writer replica and is fenced there ({@link ShardWriter}); otherwise
+ * a replica that is down or read-only is skipped for the next one ({@link ClickHouseHttp}).
  */
 final class Shards implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Shards.class);
@@ -132,6 +131,11 @@ final class Shards implements AutoCloseable {
 
     int size() {
         return shards.size();
+    }
+
+    /** Shard {@code index}, 0-based in configuration order. */
+    Shard get(int index) {
+        return shards.get(index);
     }
 
     /** The shard a partition's rows go to; the same for the life of the configuration. */
