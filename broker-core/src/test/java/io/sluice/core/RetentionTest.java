@@ -73,7 +73,7 @@ class RetentionTest {
 
     /**
      * Four five-minute cycles of 400 events of 1 KiB each: about 420 KB of records per cycle file, plus Chronicle's index
-     * of it (two arrays of 32,768 entries, 512 KiB: the journal indexes every document), about 950 KB written each.
+     * of it (two arrays of 16,384 entries, 256 KiB: the journal indexes every 4th document), about 680 KB written each.
      */
     private static void fourCyclesOf400KiB(Broker broker, AtomicLong now, String topic) throws Exception {
         byte[] value = new byte[1024];
@@ -94,17 +94,17 @@ class RetentionTest {
         BrokerConfig cfg = BrokerConfig.builder(dir).rollCycle(RollCycleType.FIVE_MINUTELY).clock(now::get)
                 .retentionCheckMillis(3_600_000).build();
         try (Broker broker = Broker.open(cfg)) {
-            broker.createTopic(TopicConfig.builder("sized").retentionBytes(2_200_000).build());
+            broker.createTopic(TopicConfig.builder("sized").retentionBytes(1_500_000).build());
             fourCyclesOf400KiB(broker, now, "sized");
             TopicPartition tp = new TopicPartition("sized", 0);
             long written = broker.describeTopic("sized").partitions().get(0).journalBytes();
             // what was written (4 x 400 x ~1 KiB plus headers and index), not the sparse, preallocated file lengths
-            assertThat(written).isBetween(4L * (400 * 1024 + 512 * 1024), 4L * (2 * 400 * 1024 + 512 * 1024));
+            assertThat(written).isBetween(4L * (400 * 1024 + 256 * 1024), 4L * (2 * 400 * 1024 + 256 * 1024));
             ((io.sluice.core.internal.LocalBroker) broker).applyRetention();
-            // 3.8 MB > 2.2 MB: the two oldest cycles go (2.8 MB would still be too much), the newest two stay
+            // 2.7 MB > 1.5 MB: the two oldest cycles go (2.0 MB would still be too much), the newest two stay
             assertThat(cycleFiles(dir.resolve("topics/sized/0"))).isEqualTo(2);
             assertThat(broker.startOffset(tp)).isEqualTo(800);
-            assertThat(broker.describeTopic("sized").partitions().get(0).journalBytes()).isLessThanOrEqualTo(2_200_000);
+            assertThat(broker.describeTopic("sized").partitions().get(0).journalBytes()).isLessThanOrEqualTo(1_500_000);
         }
     }
 
@@ -114,7 +114,7 @@ class RetentionTest {
         BrokerConfig cfg = BrokerConfig.builder(dir).rollCycle(RollCycleType.FIVE_MINUTELY).clock(now::get)
                 .retentionCheckMillis(3_600_000).build();
         try (Broker broker = Broker.open(cfg)) {
-            broker.createTopic(TopicConfig.builder("lag").retentionBytes(2_200_000).build());
+            broker.createTopic(TopicConfig.builder("lag").retentionBytes(1_500_000).build());
             TopicPartition tp = new TopicPartition("lag", 0);
             broker.groups().resetOffsets("strict", java.util.Map.of(tp, 0L));
             try (Consumer strict = broker.newConsumer(ConsumerConfig.builder().groupId("strict").offsetReset(OffsetReset.NONE).build());

@@ -25,15 +25,15 @@ public final class ChronicleSupport {
      * Chronicle indexes every {@code indexSpacing}-th document of a cycle file and reaches the others by walking their
      * headers from the nearest indexed one ({@code moveToIndex}). The roll cycles' defaults index every 256th
      * document, so a read by offset into a partition of large documents walked up to 255 headers, each on another page
-     * of the file: 82% of a random read's samples in stream-processor 7 (docs/benchmarks.md, issue 22). Every 4th still
-     * left 3 headers up to 64 KiB apart, 39% of a read's samples (item 12 there). Sluice indexes every document
-     * ({@value #INDEX_SPACING}; 2 where the roll cycle's default spacing is an odd power of two away) and widens the
-     * index so that a cycle file indexes as many documents as the roll cycle's sequence numbers can name
-     * ({@code indexCount² × indexSpacing} unchanged): a read by index goes straight to its document, for 8 bytes of
-     * index per document (a coalesced document holds up to 64 KiB of events) and index arrays of up to 512 KiB per
-     * cycle file. Only new cycle files take it: a file keeps the spacing it was created with.
+     * of the file: 82% of a random read's samples in stream-processor 7 (docs/benchmarks.md, issue 22). Sluice indexes every {@value #INDEX_SPACING}th document and
+     * widens the index by the same factor, so a cycle file indexes as many documents as the roll cycle's sequence
+     * numbers can name ({@code indexCount² × indexSpacing} unchanged): a read walks at most 3 headers, for 2 bytes of
+     * index per document instead of 1/32. Only new cycle files take it: a file keeps the spacing it was created with.
+     * Every document (spacing 1, index arrays of 512 KiB) was measured against this and is slower, for Sluice's read by
+     * offset and for the raw read alike: a read then touches more index pages than the walk it saves (docs/benchmarks.md,
+     * issue 22 item 12).
      */
-    static final int INDEX_SPACING = 1;
+    static final int INDEX_SPACING = 4;
 
     /** The index count that keeps {@code rollCycle}'s capacity at {@link #indexSpacing}. */
     static int indexCount(RollCycle rollCycle) {
