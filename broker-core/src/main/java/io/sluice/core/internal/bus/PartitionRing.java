@@ -22,6 +22,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -68,7 +69,7 @@ public final class PartitionRing implements AutoCloseable {
     private final Histogram closedJournalToSubscriber = new Histogram(3);
     private volatile boolean accepting = true;
     private boolean closed;
-    /** Set at the end of {@link #close()}. */
+    /** Set at the end of {@link #close()}: {@link #awaitCompleted} stops waiting. */
     private volatile boolean drained;
 
     /**
@@ -289,23 +290,16 @@ public final class PartitionRing implements AutoCloseable {
         return ring.getBufferSize();
     }
 
-    /** The highest sequence claimed so far (its slot published, or about to be). */
-    public long claimed() {
-        return ring.getCursor();
-    }
-
     /**
-     * Every event up to this sequence is journaled (synced where asked) and its sender's callback has run: the journal
-     * stage's sequence, which it moves only after the callbacks of a batch ({@link JournalHandler}). For a
-     * memory-only ring, the cursor: its sends complete as they are published.
+     * Waits until every event claimed before the call is journaled (synced where asked) and its sender's callback has
+     * run: the journal stage moves its sequence only after the callbacks of a batch ({@link JournalHandler}). Returns
+     * at once on a memory-only ring (its sends complete as they are published), and when {@link #close()} has
+     * finished (it told the senders of whatever it could not journal) or {@code giveUp} says so. Any thread.
      */
-    public long completed() {
-        return journalStage == null ? ring.getCursor() : journalStage.sequence().get();
-    }
-
-    /** {@link #close()} has finished: every accepted event was journaled or its sender told it was not. */
-    public boolean isClosed() {
-        return drained;
+    public void awaitCompleted(BooleanSupplier giveUp) {
+        if (journalStage != null) {
+            awaitSequence(journalStage.sequence(), ring.getCursor(), () -> drained || giveUp.getAsBoolean());
+        }
     }
 
     public long occupancy() {
@@ -336,12 +330,13 @@ public final class PartitionRing implements AutoCloseable {
         closed = true;
         accepting = false;
         long deadline = System.nanoTime() + DRAIN_TIMEOUT_NANOS;
+        BooleanSupplier expired = () -> System.nanoTime() >= deadline;
         long cursor = ring.getCursor(); // read after accepting=false: see tryPublish
         if (journalStage != null) {
-            awaitSequence(journalStage.sequence(), cursor, deadline);
+            awaitSequence(journalStage.sequence(), cursor, expired);
         }
         for (SubscriberStage s : subscribers) {
-            awaitSequence(s.sequence(), cursor, deadline);
+            awaitSequence(s.sequence(), cursor, expired);
             s.close();
         }
         if (journalStage != null) {
@@ -363,9 +358,9 @@ public final class PartitionRing implements AutoCloseable {
         drained = true;
     }
 
-    private static void awaitSequence(Sequence sequence, long target, long deadline) {
+    private static void awaitSequence(Sequence sequence, long target, BooleanSupplier giveUp) {
         long park = 1_000;
-        while (sequence.get() < target && System.nanoTime() < deadline) {
+        while (sequence.get() < target && !giveUp.getAsBoolean()) {
             LockSupport.parkNanos(park);
             park = Math.min(park * 2, 1_000_000);
         }

@@ -143,14 +143,9 @@ public final class LocalProducer implements Producer {
         PartitionRing ring = topicRings.partitions()[partition];
         long timestamp = record.timestamp() == ProducerRecord.NO_TIMESTAMP ? rings.nowMillis() : record.timestamp();
         if (batches != null) {
-            return appendToBatch(ring, record, timestamp, callback);
+            return batches.append(ring, record, timestamp, callback);
         }
-        // nothing is counted per send: flush() waits on the rings' own sequences instead
         return ring.tryPublish(record.key(), record.value(), record.headers(), timestamp, acks, callback);
-    }
-
-    private long appendToBatch(PartitionRing ring, ProducerRecord record, long timestamp, SendCallback callback) {
-        return batches.append(ring, record, timestamp, callback);
     }
 
     private int choosePartition(ProducerRecord record, int partitions) {
@@ -181,13 +176,11 @@ public final class LocalProducer implements Producer {
     }
 
     /**
-     * Publishes the open record batches (when batching) and waits until sends issued so far have completed: every
-     * journaled ring's journal stage has passed the ring's cursor as it was when the wait began, and the journal
-     * stage calls each send's callback before it moves ({@link PartitionRing#completed()}). Nothing is counted per
-     * send for this (an in-flight counter on the send path cost a contended update on the producer and on the
-     * journal thread per event, docs/benchmarks.md). Sends of other producers published before the wait began extend
-     * it too; it is bounded by the time to drain one ring per partition. A memory-only ring completes its sends as
-     * it publishes them.
+     * Publishes the open record batches (when batching) and waits until sends issued so far have completed, on every
+     * ring ({@link PartitionRing#awaitCompleted}): nothing is counted per send for this (an in-flight counter on the
+     * send path cost a contended update on the producer and on the journal thread per event, docs/benchmarks.md).
+     * Sends of other producers published before the wait began extend it too; it is bounded by the time to drain one
+     * ring per partition.
      */
     @Override
     public void flush() {
@@ -195,16 +188,8 @@ public final class LocalProducer implements Producer {
             batches.flush();
         }
         for (TopicRings topic : rings.allRings()) {
-            if (!topic.journaled()) {
-                continue;
-            }
             for (PartitionRing ring : topic.partitions()) {
-                long target = ring.claimed();
-                long park = 1_000;
-                while (ring.completed() < target && !ring.isClosed() && !rings.isClosed()) {
-                    LockSupport.parkNanos(park);
-                    park = Math.min(park * 2, 1_000_000);
-                }
+                ring.awaitCompleted(rings::isClosed);
             }
         }
     }
