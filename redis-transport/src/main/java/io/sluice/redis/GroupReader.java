@@ -323,13 +323,14 @@ public final class GroupReader implements AutoCloseable {
     }
 
     /**
-     * Removes what every group acknowledged (at most every 100 ms; Redis 6.2+, elsewhere acknowledged entries are
-     * deleted by {@link #acknowledge}): for when nothing new arrives and the last acknowledgements left a tail.
+     * Removes now what every group acknowledged (Redis 6.2+; elsewhere acknowledged entries are deleted by
+     * {@link #acknowledge}): {@link #acknowledge} trims at most every 100 ms, so its last acknowledgements can leave a
+     * tail; call this once they are done (when nothing new arrives, and before closing).
      */
     public void trimAcknowledged() {
         if (minIdTrim) {
             call(() -> {
-                trim();
+                trimToFloor();
                 return null;
             });
         }
@@ -340,7 +341,11 @@ public final class GroupReader implements AutoCloseable {
         if (now - lastTrimNanos < TRIM_INTERVAL_NANOS) {
             return;
         }
-        lastTrimNanos = now;
+        trimToFloor();
+    }
+
+    private void trimToFloor() {
+        lastTrimNanos = System.nanoTime();
         long floor = StreamGroups.floor(redis, key);
         if (floor == Long.MAX_VALUE || floor <= 0) {
             return; // no group, or nothing delivered yet

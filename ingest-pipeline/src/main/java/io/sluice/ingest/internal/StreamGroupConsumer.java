@@ -41,7 +41,8 @@ import java.util.function.IntConsumer;
  *       are not taken over from a live member;</li>
  *   <li>{@link #commitSync(Map)}: {@code XACK} of the entries below the committed position — the engine commits
  *       only over batches that landed, in order — retried until Redis takes it (the rows are in ClickHouse: giving
- *       up would insert them again), after which the reader trims what every group acknowledged.</li>
+ *       up would insert them again); the reader then trims what every group acknowledged, at most every 100 ms,
+ *       and the member trims the rest when idle and on {@link #close}.</li>
  * </ul>
  * Records carry no value: the sink looks their entry up in the ledger. A Redis failure in {@link #poll} is not
  * thrown (that would abandon the batches in flight): the poll returns nothing after a backoff and the member
@@ -148,6 +149,7 @@ final class StreamGroupConsumer implements Consumer {
     private long nextClaimNanos = System.nanoTime();
     private long nextKeepNanos = System.nanoTime();
     private double eventsPerEntry = StreamWriter.EVENTS_PER_ENTRY;
+    private boolean untrimmed; // acknowledged since the last trimAcknowledged
     private boolean closed;
 
     /**
@@ -215,7 +217,7 @@ final class StreamGroupConsumer implements Consumer {
                 long waitMs = Math.max(1, timeout.toMillis());
                 List<StreamEntry> read = reader.read(max, waitMs, waitMs, () -> !closed);
                 if (read.isEmpty()) {
-                    reader.trimAcknowledged(); // idle: trim what the last acknowledgements left
+                    trimAcknowledged(); // idle: what the last acknowledgements left
                 } else {
                     observe(read);
                     ledger.take(read, false);
@@ -319,7 +321,19 @@ final class StreamGroupConsumer implements Consumer {
                 }
             }
         }
+        untrimmed = true;
         onAcknowledged.accept(ack.events());
+    }
+
+    /**
+     * The XACKs trim at most every 100 ms: once they are done (idle, closing) the stream is trimmed to the groups'
+     * floor, so an emptied buffer is empty.
+     */
+    private void trimAcknowledged() {
+        if (untrimmed) {
+            reader.trimAcknowledged();
+            untrimmed = false;
+        }
     }
 
     @Override
@@ -372,6 +386,11 @@ final class StreamGroupConsumer implements Consumer {
     public void close() {
         if (!closed) {
             closed = true;
+            try {
+                trimAcknowledged();
+            } catch (RedisStreamException e) {
+                LOG.warn("member {}: could not trim the stream on close ({}); the next member trims it", reader.member(), e.toString());
+            }
             reader.close();
         }
     }

@@ -118,6 +118,25 @@ class StreamGroupEngineTest {
         assertThat(group.deliveredTwice()).isEmpty();
     }
 
+    @Test
+    void aMemberClosedRightAfterItsLastAcknowledgementStillTrimsTheStream() throws InterruptedException {
+        MemoryGroup group = new MemoryGroup().append(3, 3);
+        LedgerSink sink = new LedgerSink(group).gated();
+        engine = start(group, sink, config().batchRows(9));
+        Await.until("the one batch in flight", WAIT, () -> sink.started().size() == 1);
+        Thread release = new Thread(() -> {
+            java.util.concurrent.locks.LockSupport.parkNanos(200_000_000L);
+            sink.releaseAll();
+        }, "test-release");
+        release.start();
+        engine.close(); // lands and acknowledges the batch in flight; no poll (and no idle trim) comes after that
+        release.join();
+        List<String> history = List.copyOf(group.history);
+        assertThat(group.acknowledged()).isEqualTo(group.ids(0, 3));
+        assertThat(history.lastIndexOf("trim")).as("a trim after the last XACK: %s", history)
+                .isGreaterThan(history.lastIndexOf("ack " + group.id(2)));
+    }
+
     // ---- history checker and fakes ---------------------------------------------------------------------------
 
     /** Every XACK of an entry came after the batch holding it landed (order: the tests compare the XACKs' order). */
@@ -422,6 +441,7 @@ class StreamGroupEngineTest {
 
                 @Override
                 public void trimAcknowledged() {
+                    history.add("trim");
                 }
 
                 @Override
