@@ -323,11 +323,21 @@ public final class GroupReader implements AutoCloseable {
     }
 
     /**
-     * Removes now what every group acknowledged (Redis 6.2+; elsewhere acknowledged entries are deleted by
-     * {@link #acknowledge}): {@link #acknowledge} trims at most every 100 ms, so its last acknowledgements can leave a
-     * tail; call this once they are done (when nothing new arrives, and before closing).
+     * Removes what every group acknowledged (Redis 6.2+; elsewhere acknowledged entries are deleted by
+     * {@link #acknowledge}), at most every 100 ms: for when nothing new arrives, so the tail the last
+     * acknowledgements left, and what other groups acknowledged since, leaves the stream.
      */
     public void trimAcknowledged() {
+        if (minIdTrim) {
+            call(() -> {
+                trim();
+                return null;
+            });
+        }
+    }
+
+    /** {@link #trimAcknowledged()} at once, however recent the last trim: before closing, after the last XACKs. */
+    public void trimAcknowledgedNow() {
         if (minIdTrim) {
             call(() -> {
                 trimToFloor();

@@ -111,6 +111,23 @@ class GroupReaderTest {
     }
 
     @Test
+    void theTailOfAcknowledgementsInQuickSuccessionIsTrimmedAtOnceOnRequest(RedisServer redis) {
+        String stream = "tail-" + UUID.randomUUID();
+        try (RedisEndpoint endpoint = new RedisEndpoint(redis.url(), false, 1_000);
+             GroupReader reader = new GroupReader(endpoint, stream, "ingest", "m1")) {
+            reader.open();
+            try (StreamWriter writer = new StreamWriter(endpoint, stream)) {
+                assertThat(appendAll(writer, events("e", 2 * StreamWriter.EVENTS_PER_ENTRY))).isEqualTo(2);
+            }
+            List<StreamEntry> read = reader.read(100, 0, () -> true);
+            reader.acknowledge(read.get(0).id()); // trims
+            reader.acknowledge(read.get(1).id()); // within 100 ms of that trim: may leave this entry
+            reader.trimAcknowledgedNow();
+            assertThat(redis.commandLong("XLEN", stream)).as("no tail after the last acknowledgement").isZero();
+        }
+    }
+
+    @Test
     void anIdleEntryIsTakenOverWithItsDeliveryCountAndKeepingItResetsItsIdleTime(RedisServer redis) {
         String stream = "takeover-" + UUID.randomUUID();
         try (RedisEndpoint endpoint = new RedisEndpoint(redis.url(), false, 1_000);

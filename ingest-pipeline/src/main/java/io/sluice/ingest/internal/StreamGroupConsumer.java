@@ -76,6 +76,8 @@ final class StreamGroupConsumer implements Consumer {
 
         void trimAcknowledged();
 
+        void trimAcknowledgedNow();
+
         @Override
         void close();
 
@@ -123,6 +125,11 @@ final class StreamGroupConsumer implements Consumer {
                 }
 
                 @Override
+                public void trimAcknowledgedNow() {
+                    reader.trimAcknowledgedNow();
+                }
+
+                @Override
                 public void close() {
                     reader.close();
                 }
@@ -149,7 +156,7 @@ final class StreamGroupConsumer implements Consumer {
     private long nextClaimNanos = System.nanoTime();
     private long nextKeepNanos = System.nanoTime();
     private double eventsPerEntry = StreamWriter.EVENTS_PER_ENTRY;
-    private boolean untrimmed; // acknowledged since the last trimAcknowledged
+    private boolean untrimmed; // acknowledged something: trim once more on close
     private boolean closed;
 
     /**
@@ -217,7 +224,7 @@ final class StreamGroupConsumer implements Consumer {
                 long waitMs = Math.max(1, timeout.toMillis());
                 List<StreamEntry> read = reader.read(max, waitMs, waitMs, () -> !closed);
                 if (read.isEmpty()) {
-                    trimAcknowledged(); // idle: what the last acknowledgements left
+                    reader.trimAcknowledged(); // idle: what the last acknowledgements (ours, other groups') left
                 } else {
                     observe(read);
                     ledger.take(read, false);
@@ -255,6 +262,7 @@ final class StreamGroupConsumer implements Consumer {
             nextClaimNanos = System.nanoTime() + settings.claimIdleMs() * 500_000L;
         }
         if (claimed.deadLetters() > 0) {
+            untrimmed = true; // the dead-lettered entries were acknowledged
             onDeadLettered.accept(claimed.deadLetters());
         }
         if (!claimed.entries().isEmpty()) {
@@ -325,17 +333,6 @@ final class StreamGroupConsumer implements Consumer {
         onAcknowledged.accept(ack.events());
     }
 
-    /**
-     * The XACKs trim at most every 100 ms: once they are done (idle, closing) the stream is trimmed to the groups'
-     * floor, so an emptied buffer is empty.
-     */
-    private void trimAcknowledged() {
-        if (untrimmed) {
-            reader.trimAcknowledged();
-            untrimmed = false;
-        }
-    }
-
     @Override
     public OptionalLong committed(TopicPartition partition) {
         return OptionalLong.of(ledger.floor());
@@ -387,7 +384,9 @@ final class StreamGroupConsumer implements Consumer {
         if (!closed) {
             closed = true;
             try {
-                trimAcknowledged();
+                if (untrimmed) {
+                    reader.trimAcknowledgedNow(); // the XACKs trim at most every 100 ms: the last ones may have left a tail
+                }
             } catch (RedisStreamException e) {
                 LOG.warn("member {}: could not trim the stream on close ({}); the next member trims it", reader.member(), e.toString());
             }

@@ -133,7 +133,7 @@ class StreamGroupEngineTest {
         release.join();
         List<String> history = List.copyOf(group.history);
         assertThat(group.acknowledged()).isEqualTo(group.ids(0, 3));
-        assertThat(history.lastIndexOf("trim")).as("a trim after the last XACK: %s", history)
+        assertThat(history.lastIndexOf("trim now")).as("a trim after the last XACK: %s", history)
                 .isGreaterThan(history.lastIndexOf("ack " + group.id(2)));
     }
 
@@ -442,6 +442,11 @@ class StreamGroupEngineTest {
                 @Override
                 public void trimAcknowledged() {
                     history.add("trim");
+                }
+
+                @Override
+                public void trimAcknowledgedNow() {
+                    history.add("trim now");
                 }
 
                 @Override
