@@ -120,7 +120,7 @@ public final class JournalReader implements PartitionReader {
                     }
                     try {
                         // dense: below nextOffset, so within the batch; next() checks the offset delta of what it decodes
-                        positions.skip(cursor, dc.index(), (int) (position - cursor.baseOffset()));
+                        positions.skip(cursor, batch, dc.index(), (int) (position - cursor.baseOffset()));
                     } catch (MalformedBatchException e) {
                         positioned = false;
                         throw journal.corrupt(position, e.getMessage());

@@ -123,6 +123,8 @@ public final class PartitionJournal implements AutoCloseable {
     private static final int INITIAL_BATCH_BUFFER = 16 * 1024;
     private static final int RETAINED_BATCH_BUFFER = 256 * 1024;
     private ByteBuffer batchBuffer = ByteBuffer.allocate(INITIAL_BATCH_BUFFER);
+    /** where each record of the open batch starts in {@link #batchBuffer}: stored beside it ({@link RecordStarts}) */
+    private int[] recordStarts = new int[256];
     /** the header of a producer's batch, rewritten in place before it is stored (journal writer thread) */
     private final RecordBatch producedHeader = new RecordBatch();
     /** read-side copy of stored headers for recovery (the opening thread) */
@@ -155,9 +157,11 @@ public final class PartitionJournal implements AutoCloseable {
                 .timeProvider(ChronicleSupport.timeProvider(clock))
                 // a writer killed mid-append leaves a locked header; recover it after 2 s instead of Chronicle's default
                 .timeoutMS(2_000)
-                // without a sync mode Chronicle's appender.sync() is a no-op: SYNC makes it msync(MS_SYNC),
-                // which Acks.SYNC relies on. Appends themselves stay plain memory writes.
-                .syncMode(SyncMode.SYNC)
+                // No Chronicle sync mode (SyncMode.NONE): durability is sync()'s fsync of the cycle files written
+                // since the last one (Acks.SYNC). With SyncMode.SYNC, Chronicle also msync(MS_SYNC)ed every mapped
+                // chunk it released, on whichever thread released it: a reader leaving a chunk, or the journal writer
+                // moving on to the next one (docs/benchmarks.md item 13).
+                .syncMode(SyncMode.NONE)
                 .build();
         recover();
     }
@@ -412,9 +416,12 @@ public final class PartitionJournal implements AutoCloseable {
         return batchWriter.count();
     }
 
-    /** Bytes of the open batch so far (header included), 0 if none is open. */
+    /**
+     * Bytes the open batch's document takes so far: the batch (header included) and, once it holds a record, the most
+     * its record starts can take ({@link RecordStarts#MAX_SIZE}); 0 if none is open. What a bound on documents compares.
+     */
     public long batchBytes() {
-        return batchWriter.size();
+        return batchWriter.count() == 0 ? batchWriter.size() : batchWriter.size() + RecordStarts.MAX_SIZE;
     }
 
     /**
@@ -431,6 +438,11 @@ public final class PartitionJournal implements AutoCloseable {
         }
         try {
             ensureRoom(RecordBatchWriter.maxRecordSize(slot.keyLength(), slot.valueLength(), slot.headers()));
+            int record = batchWriter.count();
+            if (record == recordStarts.length) {
+                recordStarts = java.util.Arrays.copyOf(recordStarts, record * 2);
+            }
+            recordStarts[record] = batchWriter.position(); // the batch starts at 0 of the buffer
             batchWriter.append(slot.timestamp(), slot.keyBuffer(), slot.keyLength(), slot.valueBuffer(),
                     slot.valueLength(), slot.headers());
         } catch (RuntimeException e) {
@@ -458,11 +470,19 @@ public final class PartitionJournal implements AutoCloseable {
         }
         long base = endOffset;
         int size = batchWriter.finish(base);
+        int starts = RecordStarts.size(count);
+        if (batchBuffer.capacity() < size + starts) {
+            batchBuffer = ByteBuffer.allocate(size + starts).put(0, batchBuffer.array(), 0, size);
+        }
+        RecordStarts.write(batchBuffer, size, recordStarts, count);
         try {
-            writeDocument(batchBuffer.array(), 0, size);
+            writeDocument(batchBuffer.array(), 0, size + starts);
         } finally {
             if (batchBuffer.capacity() > RETAINED_BATCH_BUFFER) {
                 batchBuffer = ByteBuffer.allocate(INITIAL_BATCH_BUFFER);
+            }
+            if (recordStarts.length > 4096) {
+                recordStarts = new int[256];
             }
         }
         committed(base, count);

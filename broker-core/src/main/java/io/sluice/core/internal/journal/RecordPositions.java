@@ -2,8 +2,12 @@ package io.sluice.core.internal.journal;
 
 import io.sluice.records.RecordBatchReader;
 
+import java.nio.ByteBuffer;
+
 /**
- * Where records start inside recently read stored batches: for each, the byte position of every {@code stride}-th
+ * Where records start inside stored batches. A document the journal writer encoded keeps its batch's record starts
+ * beside it ({@link RecordStarts}): a read by offset moves there directly. For a batch without them (a producer's,
+ * stored as it came), the starts of recently read batches are learnt here: for each, the byte position of every {@code stride}-th
  * record, learnt while walking it, so a read by offset into a batch it has seen walks at most {@code stride - 1}
  * length prefixes instead of every record before its own (a record's length prefix is the only way to the next one;
  * in a 1 MiB batch of 1 KiB events, half a batch of prefixes is ~500 cache lines, several microseconds).
@@ -31,11 +35,17 @@ final class RecordPositions {
     private final Batch[] slots = new Batch[SLOTS];
 
     /**
-     * Moves {@code cursor}, opened on the batch stored at Chronicle {@code index} and before its first record, past
-     * {@code n} records: from the nearest known position at or before record {@code n}, then by length prefixes,
+     * Moves {@code cursor}, opened on the batch stored at Chronicle {@code index} (at the start of {@code document},
+     * whose limit is the document's length) and before its first record, past {@code n} records: from the nearest
+     * start at or before record {@code n} that the document keeps or that was learnt, then by length prefixes,
      * learning the positions it passes.
      */
-    void skip(RecordBatchReader cursor, long index, int n) {
+    void skip(RecordBatchReader cursor, ByteBuffer document, long index, int n) {
+        int from = RecordStarts.moveNear(cursor, document, n);
+        if (from >= 0) {
+            cursor.skip(n - from); // the document says where its records start: less than a stride to walk
+            return;
+        }
         int count = cursor.recordCount();
         int stride = (count + POSITIONS - 1) / POSITIONS;
         if (n < Math.max(stride, 2)) {

@@ -99,6 +99,92 @@ class ReadByOffsetTest {
         }
     }
 
+    /**
+     * A producer's batch is stored as it came, without the record starts the journal writer keeps beside its own
+     * batches: a read by offset walks it, from a start learnt by an earlier read. The two kinds side by side.
+     */
+    @Test
+    void readsByOffsetInsideProducersBatchesStoredWithoutRecordStartsLandOnTheirOwnRecord() {
+        try (PartitionJournal journal = new PartitionJournal(tp, dir, RollCycleType.FIVE_MINUTELY, clock, 0)) {
+            io.sluice.records.RecordBatchWriter writer = new io.sluice.records.RecordBatchWriter();
+            for (int b = 0; b < 40; b++) {
+                if (b % 2 == 0) {
+                    java.nio.ByteBuffer batch = java.nio.ByteBuffer.allocate(64 << 10);
+                    writer.begin(batch, 0);
+                    long base = journal.endOffset();
+                    for (int i = 0; i < 300; i++) {
+                        byte[] v = ("v" + (base + i)).getBytes(StandardCharsets.UTF_8);
+                        writer.append(1L, null, -1, v, v.length, List.of());
+                    }
+                    int length = writer.finish(0);
+                    assertThat(journal.appendBatch(batch, length, 300)).isEqualTo(base);
+                } else {
+                    journal.beginBatch();
+                    for (int i = 0; i < 300; i++) {
+                        journal.add(slot(journal.endOffset() + i));
+                    }
+                    journal.commitBatch();
+                }
+            }
+            assertRandomReadsReadTheirOwnRecord(journal, new SplittableRandom(13));
+        }
+    }
+
+    /**
+     * The record starts are not covered by the batch's CRC32C: a start damaged on disk that points inside the batch
+     * is reported as a damaged batch when a read lands on it, never read as another record.
+     */
+    @Test
+    void aDamagedRecordStartIsReportedAsADamagedBatchNotReadAsAnotherRecord() throws Exception {
+        try (PartitionJournal journal = new PartitionJournal(tp, dir, RollCycleType.FIVE_MINUTELY, clock, 0)) {
+            journal.beginBatch();
+            for (int i = 0; i < 64; i++) {
+                journal.add(slot(i));
+            }
+            journal.commitBatch();
+        }
+        // the starts follow the batch: 64 entries, then stride 1, count 64 and the magic "SLRS"
+        Path file;
+        try (var files = java.nio.file.Files.list(dir)) {
+            file = files.filter(f -> f.toString().endsWith(".cq4")).findFirst().orElseThrow();
+        }
+        java.nio.ByteBuffer bytes = java.nio.ByteBuffer.wrap(java.nio.file.Files.readAllBytes(file));
+        int magic = indexOf(bytes.array(), "SLRS".getBytes(StandardCharsets.US_ASCII));
+        assertThat(magic).as("the record starts' magic in the cycle file").isPositive();
+        assertThat(bytes.getInt(magic - 8)).as("stride").isEqualTo(1);
+        assertThat(bytes.getInt(magic - 4)).as("entries").isEqualTo(64);
+        int entries = magic - 8 - 4 * 64;
+        assertThat(bytes.getInt(entries)).as("record 0 starts after the 61-byte header").isEqualTo(61);
+        // record 40's start moved 3 bytes into record 39: inside the batch, but not where a record starts
+        byte[] damaged = java.nio.ByteBuffer.allocate(4).putInt(bytes.getInt(entries + 4 * 39) + 3).array();
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
+            ch.write(java.nio.ByteBuffer.wrap(damaged), entries + 4 * 40);
+        }
+        try (PartitionJournal journal = new PartitionJournal(tp, dir, RollCycleType.FIVE_MINUTELY, clock, 0);
+             JournalReader reader = journal.openReader()) {
+            reader.seek(40);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> reader.read(1, 1 << 20, r -> { }))
+                    .isInstanceOf(io.sluice.core.SluiceException.CorruptRecordException.class);
+            List<ConsumerRecord> got = new ArrayList<>();
+            reader.seek(39);
+            assertThat(reader.read(1, 1 << 20, got::add)).as("the batch itself is sound").isEqualTo(1);
+            assertThat(new String(got.get(0).value(), StandardCharsets.UTF_8)).isEqualTo("v39");
+        }
+    }
+
+    private static int indexOf(byte[] haystack, byte[] needle) {
+        outer:
+        for (int i = 0; i <= haystack.length - needle.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (haystack[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
+    }
+
     private static void assertRandomReadsReadTheirOwnRecord(PartitionJournal journal, SplittableRandom random) {
         long end = journal.endOffset();
         List<ConsumerRecord> got = new ArrayList<>();
