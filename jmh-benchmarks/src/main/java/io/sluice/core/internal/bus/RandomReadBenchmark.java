@@ -37,8 +37,8 @@ import java.util.concurrent.TimeUnit;
  * {@link PartitionJournal} directly in batches of {@code eventsPerBatch} events (one Chronicle document each, as the
  * journal writer coalesces a ring turn); the read is {@code JournalReader.seek} + {@code read(1, …)}, which finds the
  * batch (offset index, then a search between its entries), views the batch in place in the mapped file (its CRC32C
- * was checked when it was stored), walks to the record (from a record position learnt on an earlier read of the batch)
- * and decodes it. The raw read is {@code moveToIndex} + one excerpt read. Goal of issue 22: the Sluice read ≤ 2× the raw one.
+ * was checked when it was stored), moves to the record's start (kept beside the batch by the journal writer: internal
+ * journal {@code RecordStarts}) and decodes it. The raw read is {@code moveToIndex} + one excerpt read. Goal of issue 22: the Sluice read ≤ 2× the raw one.
  * In the package of the classes it uses (a benchmark, not part of the broker).
  * <pre>java -jar jmh-benchmarks/target/benchmarks.jar RandomReadBenchmark</pre>
  */
