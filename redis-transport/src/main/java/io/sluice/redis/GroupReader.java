@@ -338,7 +338,7 @@ public final class GroupReader implements AutoCloseable {
 
     /** {@link #trimAcknowledged()} at once, however recent the last trim: before closing, after the last XACKs. */
     public void trimAcknowledgedNow() {
-        if (minIdTrim) {
+        if (minIdTrim && redis != null) {
             call(() -> {
                 trimToFloor();
                 return null;

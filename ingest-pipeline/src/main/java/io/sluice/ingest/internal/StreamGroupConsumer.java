@@ -157,6 +157,7 @@ final class StreamGroupConsumer implements Consumer {
     private long nextKeepNanos = System.nanoTime();
     private double eventsPerEntry = StreamWriter.EVENTS_PER_ENTRY;
     private boolean untrimmed; // acknowledged something: trim once more on close
+    private boolean reachable = true; // the last command to Redis was answered: closing may send one more
     private boolean closed;
 
     /**
@@ -231,9 +232,11 @@ final class StreamGroupConsumer implements Consumer {
                 }
             }
             backoff.reset();
+            reachable = true;
         } catch (GroupReader.GroupLostException e) {
             recover(); // the reader recreated the group: read again at once
         } catch (RedisStreamException e) {
+            reachable = false;
             recover();
             LOG.warn("member {}: Redis unavailable ({}); retrying", reader.member(), e.toString());
             try {
@@ -316,6 +319,7 @@ final class StreamGroupConsumer implements Consumer {
                 reader.acknowledge(ack.ids());
                 break;
             } catch (RedisStreamException e) {
+                reachable = false;
                 if (givingUp.getAsBoolean()) {
                     LOG.error("could not XACK {} landed entries before close; they will be inserted again", ack.ids().length);
                     return;
@@ -330,6 +334,7 @@ final class StreamGroupConsumer implements Consumer {
             }
         }
         untrimmed = true;
+        reachable = true;
         onAcknowledged.accept(ack.events());
     }
 
@@ -384,8 +389,10 @@ final class StreamGroupConsumer implements Consumer {
         if (!closed) {
             closed = true;
             try {
-                if (untrimmed) {
-                    reader.trimAcknowledgedNow(); // the XACKs trim at most every 100 ms: the last ones may have left a tail
+                // the XACKs trim at most every 100 ms: the last ones may have left a tail. Not when Redis did not
+                // answer last, nor once closing gave up: a command to a server that is away would hold close() up.
+                if (untrimmed && reachable && !givingUp.getAsBoolean()) {
+                    reader.trimAcknowledgedNow();
                 }
             } catch (RedisStreamException e) {
                 LOG.warn("member {}: could not trim the stream on close ({}); the next member trims it", reader.member(), e.toString());

@@ -137,6 +137,18 @@ class StreamGroupEngineTest {
                 .isGreaterThan(history.lastIndexOf("ack " + group.id(2)));
     }
 
+    @Test
+    void aMemberWhoseRedisIsAwaySendsNoTrimWhenItCloses() {
+        MemoryGroup group = new MemoryGroup().append(3, 3);
+        LedgerSink sink = new LedgerSink(group);
+        engine = start(group, sink, config().batchRows(9));
+        Await.until("every entry acknowledged", WAIT, () -> group.acknowledged().size() == 3);
+        group.away = true;
+        Await.until("a read failed", WAIT, () -> group.history.contains("read failed"));
+        engine.close(); // a command to a server that is away would hold close() up (no command timeout on reads)
+        assertThat(group.history).as("no trim once Redis stopped answering").doesNotContain("trim now");
+    }
+
     // ---- history checker and fakes ---------------------------------------------------------------------------
 
     /** Every XACK of an entry came after the batch holding it landed (order: the tests compare the XACKs' order). */
@@ -307,6 +319,8 @@ class StreamGroupEngineTest {
         private final List<String> deliveredTwice = new CopyOnWriteArrayList<>();
         private int next;
         private int polls;
+        /** Redis away: every read fails */
+        volatile boolean away;
 
         synchronized MemoryGroup append(int count, int eventsPerEntry) {
             for (int i = 0; i < count; i++) {
@@ -376,6 +390,10 @@ class StreamGroupEngineTest {
 
                 @Override
                 public List<StreamEntry> read(int maxEntries, long blockMs, long lingerMs, BooleanSupplier running) {
+                    if (away) {
+                        history.add("read failed");
+                        throw new io.sluice.redis.RedisStreamException("Redis: connection refused (test)", null);
+                    }
                     List<StreamEntry> out = new ArrayList<>();
                     synchronized (g) {
                         while (next < entries.size() && out.size() < maxEntries) {
