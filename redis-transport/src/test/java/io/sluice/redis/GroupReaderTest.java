@@ -54,6 +54,13 @@ class GroupReaderTest {
         return entries;
     }
 
+    /** Appends through a writer of its own on {@code endpoint}, closed after every reply came. */
+    private static int appendAll(RedisEndpoint endpoint, String stream, List<byte[]> events) {
+        try (StreamWriter writer = new StreamWriter(endpoint, stream)) {
+            return appendAll(writer, events);
+        }
+    }
+
     private static List<String> strings(List<StreamEntry> entries) {
         List<String> out = new ArrayList<>();
         for (StreamEntry e : entries) {
@@ -68,9 +75,7 @@ class GroupReaderTest {
         try (RedisEndpoint endpoint = new RedisEndpoint(redis.url(), false, 1_000);
              GroupReader reader = new GroupReader(endpoint, stream, "ingest", "m1")) {
             reader.open();
-            try (StreamWriter writer = new StreamWriter(endpoint, stream)) {
-                assertThat(appendAll(writer, events("e", 2 * StreamWriter.EVENTS_PER_ENTRY + 1))).isEqualTo(3);
-            }
+            assertThat(appendAll(endpoint, stream, events("e", 2 * StreamWriter.EVENTS_PER_ENTRY + 1))).isEqualTo(3);
             List<StreamEntry> read = reader.read(100, 1, 0, () -> true);
             assertThat(read).hasSize(3);
             List<StreamEntry> first = reader.readOwnPending("0", 2);
@@ -90,9 +95,7 @@ class GroupReaderTest {
         try (RedisEndpoint endpoint = new RedisEndpoint(redis.url(), false, 1_000);
              GroupReader reader = new GroupReader(endpoint, stream, "ingest", "m1")) {
             reader.open();
-            try (StreamWriter writer = new StreamWriter(endpoint, stream)) {
-                assertThat(appendAll(writer, events)).isEqualTo(3);
-            }
+            assertThat(appendAll(endpoint, stream, events)).isEqualTo(3);
             List<StreamEntry> read = reader.read(100, 0, () -> true);
 
             assertThat(read).hasSize(3);
@@ -116,9 +119,7 @@ class GroupReaderTest {
         try (RedisEndpoint endpoint = new RedisEndpoint(redis.url(), false, 1_000);
              GroupReader reader = new GroupReader(endpoint, stream, "ingest", "m1")) {
             reader.open();
-            try (StreamWriter writer = new StreamWriter(endpoint, stream)) {
-                assertThat(appendAll(writer, events("e", 2 * StreamWriter.EVENTS_PER_ENTRY))).isEqualTo(2);
-            }
+            assertThat(appendAll(endpoint, stream, events("e", 2 * StreamWriter.EVENTS_PER_ENTRY))).isEqualTo(2);
             List<StreamEntry> read = reader.read(100, 0, () -> true);
             reader.acknowledge(read.get(0).id()); // trims
             reader.acknowledge(read.get(1).id()); // within 100 ms of that trim: may leave this entry
@@ -136,9 +137,7 @@ class GroupReaderTest {
              RedisEndpoint.Link check = endpoint.connect()) {
             dead.open();
             live.open();
-            try (StreamWriter writer = new StreamWriter(endpoint, stream)) {
-                appendAll(writer, events("x", 3));
-            }
+            appendAll(endpoint, stream, events("x", 3));
             String id = dead.read(10, 0, () -> true).get(0).id();
             byte[] key = stream.getBytes(StandardCharsets.UTF_8);
             byte[] group = "ingest".getBytes(StandardCharsets.UTF_8);
@@ -171,9 +170,7 @@ class GroupReaderTest {
              RedisEndpoint.Link check = endpoint.connect()) {
             dead.open();
             live.open();
-            try (StreamWriter writer = new StreamWriter(endpoint, stream)) {
-                appendAll(writer, events("p", 2));
-            }
+            appendAll(endpoint, stream, events("p", 2));
             String id = dead.read(10, 0, () -> true).get(0).id(); // delivered once, never acknowledged
             List<StreamEntry> handedOut = new ArrayList<>();
             Await.until("the entry taken over once", Duration.ofSeconds(10), () -> {
@@ -213,9 +210,7 @@ class GroupReaderTest {
             redis.command("XGROUP", "DESTROY", stream, "ingest");
 
             assertThatThrownBy(() -> reader.read(10, 0, () -> true)).isInstanceOf(GroupReader.GroupLostException.class);
-            try (StreamWriter writer = new StreamWriter(endpoint, stream)) {
-                appendAll(writer, events("y", 1));
-            }
+            appendAll(endpoint, stream, events("y", 1));
             assertThat(strings(reader.read(10, 0, () -> true))).containsExactly("y0");
         }
     }
@@ -282,9 +277,7 @@ class GroupReaderTest {
              GroupReader reader = new GroupReader(endpoint, stream, "ingest", "m1");
              DeadLetterStream dead = new DeadLetterStream(endpoint, stream + ":dead-letters")) {
             reader.open();
-            try (StreamWriter writer = new StreamWriter(endpoint, stream)) {
-                appendAll(writer, events("c", 300));
-            }
+            appendAll(endpoint, stream, events("c", 300));
             List<StreamEntry> read = reader.read(10, 0, () -> true);
             assertThat(strings(read)).hasSize(300).startsWith("c0").endsWith("c299");
             dead.append(List.of(new DeadLetterStream.Letter(new byte[]{1}, "why", stream + "/" + read.get(0).id() + "#0")));

@@ -437,7 +437,9 @@ public final class PartitionJournal implements AutoCloseable {
             throw new IllegalStateException(partition + ": no batch is open");
         }
         try {
-            ensureRoom(RecordBatchWriter.maxRecordSize(slot.keyLength(), slot.valueLength(), slot.headers()));
+            // room for the record and for the batch's record starts after it, written when it is committed
+            ensureRoom(RecordBatchWriter.maxRecordSize(slot.keyLength(), slot.valueLength(), slot.headers())
+                    + RecordStarts.MAX_SIZE);
             int record = batchWriter.count();
             if (record == recordStarts.length) {
                 recordStarts = java.util.Arrays.copyOf(recordStarts, record * 2);
@@ -470,10 +472,7 @@ public final class PartitionJournal implements AutoCloseable {
         }
         long base = endOffset;
         int size = batchWriter.finish(base);
-        int starts = RecordStarts.size(count);
-        if (batchBuffer.capacity() < size + starts) {
-            batchBuffer = ByteBuffer.allocate(size + starts).put(0, batchBuffer.array(), 0, size);
-        }
+        int starts = RecordStarts.size(count); // add() kept room for them
         RecordStarts.write(batchBuffer, size, recordStarts, count);
         try {
             writeDocument(batchBuffer.array(), 0, size + starts);
