@@ -210,4 +210,64 @@ class FaultsTest {
         }
         assertThat(Tables.contentSummary(clickHouse, t)).isEqualTo(Tables.expectedSummary(1_000));
     }
+
+    /**
+     * ClickHouse down, the stream at its bound (redis.max.pending written and not landed; XADDs in flight count) and
+     * the writer waiting for room: close() returns after its close.timeout.ms instead of waiting for room forever,
+     * every write is answered
+     * (the ones Redis took succeed, the ones still waiting fail, naming the bound), and nothing Redis took is lost: a
+     * sink opened later under the same member lands exactly those.
+     */
+    @Test
+    void aRedisStreamSinkClosedWhileClickHouseIsDownAndTheStreamFullAnswersEveryWriteAndLosesNothing(
+            ClickHouseServer clickHouse, RedisServer redis) throws Exception {
+        assumeTrue(clickHouse.isPrivate(), "needs a private ClickHouse to stop");
+        String t = Tables.createEvents(clickHouse, db, "redis_stream_full_at_close");
+        IngestConfig config = Tables.config(clickHouse, t, Strategy.REDIS_STREAM).redisUrl(redis.url())
+                .redisStream("it:full:" + System.nanoTime()).batchRows(100).lingerMs(5).redisMaxPending(300)
+                .bufferEvents(2_000).closeTimeoutMs(2_000).build();
+        int n = 1_000;
+        List<CompletableFuture<Void>> writes = new ArrayList<>(n);
+        EventSink sink = EventSink.open(config);
+        clickHouse.stop();
+        try {
+            for (int i = 0; i < n; i++) {
+                writes.add(sink.write(event(i)));
+            }
+            Await.until("the stream at its bound", Duration.ofSeconds(30),
+                    () -> sink.metrics().get("events_accepted").longValue() >= 300);
+            Thread closing = new Thread(sink::close, "test-close");
+            closing.start();
+            closing.join(60_000);
+            assertThat(closing.isAlive()).as("close() still waiting for room in the stream after 60 s").isFalse();
+        } finally {
+            clickHouse.start();
+        }
+        Set<Long> written = new HashSet<>();
+        int refused = 0;
+        for (int i = 0; i < n; i++) {
+            CompletableFuture<Void> w = writes.get(i);
+            assertThat(w).as("write " + i + " answered").isDone();
+            if (!w.isCompletedExceptionally()) {
+                written.add((long) i);
+            } else {
+                refused++;
+                assertThat(w).failsWithin(Duration.ZERO).withThrowableThat().withMessageContaining("redis.max.pending");
+            }
+        }
+        // the bound: fewer than redis.max.pending plus one group of XADDs (batch.rows here) in the stream
+        assertThat(written).hasSizeGreaterThanOrEqualTo(300).hasSizeLessThan(300 + 100);
+        assertThat(refused).isEqualTo(n - written.size());
+        // the same config (same member): the next sink lands what Redis took, and nothing else
+        try (EventSink again = EventSink.open(config)) {
+            Tables.awaitRows(clickHouse, t, written.size(), Duration.ofSeconds(60));
+            Await.until("stream emptied", Duration.ofSeconds(30), () -> redis.commandLong("XLEN", config.redisStream()) == 0);
+        }
+        Set<Long> landed = new HashSet<>();
+        for (String id : clickHouse.queryLines("SELECT id FROM " + t)) {
+            landed.add(Long.parseLong(id));
+        }
+        assertThat(clickHouse.queryLong("SELECT count() FROM " + t)).isEqualTo(written.size());
+        assertThat(landed).isEqualTo(written);
+    }
 }

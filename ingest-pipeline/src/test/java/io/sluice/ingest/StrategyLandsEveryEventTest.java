@@ -80,4 +80,29 @@ class StrategyLandsEveryEventTest {
                 .redisStream("it:" + t).batchRows(5_000).lingerMs(20), t, 50_000);
         assertThat(redis.commandLong("XLEN", "it:" + t)).isZero();
     }
+
+    /**
+     * close() at once after the writes: close lands what was written, and its drainer's last acknowledgements come
+     * in quick succession (batches of 100 rows), so their own trim (at most every 100 ms) is mostly skipped; the tail
+     * they leave must leave the stream in close, not at an idle poll that never comes. Three rounds.
+     */
+    @Test
+    void aRedisStreamSinkClosedRightAfterItsWritesLandsThemAndLeavesNothingInTheStream(ClickHouseServer clickHouse,
+                                                                                      RedisServer redis) throws Exception {
+        int n = 2_000;
+        for (int round = 0; round < 3; round++) {
+            String t = Tables.createEvents(clickHouse, db, "closed_at_once_" + round);
+            String stream = "it:" + t;
+            List<CompletableFuture<Void>> writes = new ArrayList<>(n);
+            try (EventSink sink = EventSink.open(config(clickHouse, t, Strategy.REDIS_STREAM).redisUrl(redis.url())
+                    .redisStream(stream).batchRows(100).lingerMs(5).build())) {
+                for (int i = 0; i < n; i++) {
+                    writes.add(sink.write(event(i)));
+                }
+            }
+            CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).get(1, TimeUnit.SECONDS); // all done in close
+            assertThat(contentSummary(clickHouse, t)).isEqualTo(expectedSummary(n));
+            assertThat(redis.commandLong("XLEN", stream)).as("entries left in the stream, round " + round).isZero();
+        }
+    }
 }

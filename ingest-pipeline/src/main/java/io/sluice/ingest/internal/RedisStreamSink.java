@@ -36,9 +36,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * would drop pending entries). Drainers remove only acknowledged entries — {@code XTRIM MINID} below every group's
  * floor on Redis 6.2+ (redis-transport's {@code StreamGroups.floor}, the rule its producer's trimming uses), XDEL
  * after XACK on older servers — so the stream holds
- * the entries not yet landed, and it is bounded on the write path instead: when entries written by this sink
- * minus entries landed by its drainers reach {@code redis.max.pending}, the writer thread stops sending, the
- * queue fills and writers get {@link BackPressureException} after {@code block.ms}.
+ * the entries not yet landed, and it is bounded on the write path instead: when the events this sink wrote or is
+ * writing (XADDs sent, reply not yet in) minus those its drainers landed reach {@code redis.max.pending}, the writer
+ * thread stops sending, the queue fills and writers get {@link BackPressureException} after {@code block.ms}. So
+ * the stream holds fewer than {@code redis.max.pending} of this sink's events plus one group of XADDs (up to 4096).
+ * Closing gives the drainers until {@code close.timeout.ms} to make room; the events still waiting then fail with
+ * a {@link ClosedException} that names the bound.
  *
  * <p>Redis down: XADD fails at once (disconnected commands are rejected, not buffered), the caller's future fails
  * with an {@link IngestException} — the event was not accepted; Lettuce reconnects in the background.
@@ -159,10 +162,18 @@ final class RedisStreamSink implements EventSink {
                     }
                     continue;
                 }
-                awaitRoomInStream();
                 batch.add(first);
                 queue.drainTo(batch, max - 1);
                 unacknowledged.acquire(batch.size());
+                if (!awaitRoomInStream(batch.size())) {
+                    // the drainers did not make room before close's deadline: these rows are refused, not written
+                    ClosedException refused = new ClosedException("sink " + ctx.config.name() + " closed while the stream held "
+                            + ctx.config.redisMaxPending() + " entries not yet landed (redis.max.pending)");
+                    for (Pending p : batch) {
+                        acknowledged(p, refused);
+                    }
+                    continue;
+                }
                 List<byte[]> rows = new ArrayList<>(batch.size());
                 for (Pending p : batch) {
                     rows.add(p.row);
@@ -196,6 +207,8 @@ final class RedisStreamSink implements EventSink {
             written.incrementAndGet();
             ctx.metrics.accepted(1);
             p.done.complete(null);
+        } else if (err instanceof ClosedException) {
+            p.done.completeExceptionally(err); // refused at close, never sent
         } else {
             p.done.completeExceptionally(new IngestException("Redis XADD to " + ctx.config.redisStream() + " failed: " + err,
                     -1, false, true, err));
@@ -240,13 +253,23 @@ final class RedisStreamSink implements EventSink {
         }
     }
 
-    /** Back-pressure bound: entries in the stream not yet landed by our drainers < redis.max.pending. */
-    private void awaitRoomInStream() throws InterruptedException {
+    /**
+     * Back-pressure bound: waits until the events written or being written (before this group of {@code sending},
+     * whose permits are taken) and not yet landed by our drainers are fewer than redis.max.pending; false when
+     * close's deadline passed first. A reply moves an event from in flight to written (written is counted before
+     * the permit is released), so the sum never undercounts.
+     */
+    private boolean awaitRoomInStream(int sending) throws InterruptedException {
         synchronized (progress) {
-            while (written.get() - landed.get() >= ctx.config.redisMaxPending()) {
+            while (written.get() + (MAX_UNACKNOWLEDGED_XADDS - unacknowledged.availablePermits() - sending) - landed.get()
+                    >= ctx.config.redisMaxPending()) {
+                if (closed && ctx.givingUp()) {
+                    return false;
+                }
                 progress.wait(100);
             }
         }
+        return true;
     }
 
     @Override
@@ -293,18 +316,19 @@ final class RedisStreamSink implements EventSink {
             return;
         }
         closed = true;
+        // one budget for the whole close (close.timeout.ms): the writer's last XADDs, the drainers landing what was
+        // written, then their own close (what they still hold, its XACK, and the trim of the tail those XACKs left)
+        ctx.giveUpAfter(ctx.config.closeTimeoutMs());
         try {
             writer.join();
-            long deadline = System.nanoTime() + ctx.config.closeTimeoutMs() * 1_000_000L;
             synchronized (progress) {
-                while (landed.get() < written.get() && System.nanoTime() < deadline) {
+                while (landed.get() < written.get() && !ctx.givingUp()) {
                     progress.wait(100);
                 }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        ctx.giveUpAfter(0);
         workers.forEach(IngestEngine::close);
         stream.close();
         deadLetterStream.close();
