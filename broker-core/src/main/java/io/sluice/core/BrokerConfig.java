@@ -27,10 +27,16 @@ import java.util.Objects;
  * @param minFreeDiskBytes         journals refuse appends (senders get a JournalException) while the disk holding
  *                                 them has less free space than this, instead of risking a SIGBUS on a memory-mapped
  *                                 write into a full disk; 0 disables the check
+ * @param journalMapBytes          how much of a journal file is mapped at once (Chronicle Queue's block size): a
+ *                                 read that leaves the mapped part unmaps it and maps another, a system call and
+ *                                 page faults on every page it then touches. Reads by offset in a file larger than
+ *                                 this pay that on most reads. Address space, not memory: the file grows sparse to
+ *                                 the mapped size, and only the pages touched are resident (and reclaimable)
  */
 public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStrategy, int journalThreads,
                            int subscriberThreads, int maxEventSize,
-                           RollCycleType rollCycle, long retentionCheckMillis, EpochClock clock, long minFreeDiskBytes) {
+                           RollCycleType rollCycle, long retentionCheckMillis, EpochClock clock, long minFreeDiskBytes,
+                           long journalMapBytes) {
 
     public static final int MAX_EVENT_SIZE_LIMIT = 64 << 20;
 
@@ -43,6 +49,7 @@ public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStra
     public static final String ROLL_CYCLE = "roll.cycle";
     public static final String RETENTION_CHECK_MS = "retention.check.ms";
     public static final String MIN_FREE_DISK_BYTES = "min.free.disk.bytes";
+    public static final String JOURNAL_MAP_BYTES = "journal.map.bytes";
 
     /** The broker's settings as a properties file names them; the builder's defaults come from here. */
     public static final ConfigDef DEFINITION = new ConfigDef()
@@ -65,11 +72,15 @@ public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStra
                     "how often topic retention runs")
             .define(MIN_FREE_DISK_BYTES, Type.LONG, 64L << 20, Validator.atLeast(0), Importance.MEDIUM,
                     "below this much free disk, appends fail with a JournalException (nothing acknowledged is lost; "
-                            + "writes resume when space returns) instead of risking a SIGBUS on a memory-mapped write; 0 disables");
+                            + "writes resume when space returns) instead of risking a SIGBUS on a memory-mapped write; 0 disables")
+            .define(JOURNAL_MAP_BYTES, Type.LONG, 1L << 30, Validator.between(16L << 20, 1L << 30), Importance.LOW,
+                    "bytes of a journal file mapped at once (Chronicle Queue's block size): a read outside them remaps, "
+                            + "paying page faults; address space, not memory (files grow sparse to it, touched pages only are resident)");
 
     public static final int DEFAULT_RING_SIZE = DEFINITION.defaultInt(RING_SIZE);
     public static final int DEFAULT_MAX_EVENT_SIZE = DEFINITION.defaultInt(MAX_EVENT_SIZE);
     public static final long DEFAULT_MIN_FREE_DISK_BYTES = DEFINITION.defaultLong(MIN_FREE_DISK_BYTES);
+    public static final long DEFAULT_JOURNAL_MAP_BYTES = DEFINITION.defaultLong(JOURNAL_MAP_BYTES);
 
     public BrokerConfig {
         Objects.requireNonNull(dataDir, "dataDir");
@@ -82,6 +93,7 @@ public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStra
         DEFINITION.check(MAX_EVENT_SIZE, "maxEventSize", maxEventSize);
         DEFINITION.check(MIN_FREE_DISK_BYTES, "minFreeDiskBytes", minFreeDiskBytes);
         DEFINITION.check(RETENTION_CHECK_MS, "retentionCheckMillis", retentionCheckMillis);
+        DEFINITION.check(JOURNAL_MAP_BYTES, "journalMapBytes", journalMapBytes);
     }
 
     public static Builder builder(Path dataDir) {
@@ -98,7 +110,8 @@ public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStra
                 .maxEventSize(settings.getInt(MAX_EVENT_SIZE))
                 .rollCycle(RollCycleType.valueOf(settings.getString(ROLL_CYCLE).toUpperCase(Locale.ROOT)))
                 .retentionCheckMillis(settings.getLong(RETENTION_CHECK_MS))
-                .minFreeDiskBytes(settings.getLong(MIN_FREE_DISK_BYTES));
+                .minFreeDiskBytes(settings.getLong(MIN_FREE_DISK_BYTES))
+                .journalMapBytes(settings.getLong(JOURNAL_MAP_BYTES));
     }
 
     public static final class Builder {
@@ -112,6 +125,7 @@ public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStra
         private long retentionCheckMillis = DEFINITION.defaultLong(RETENTION_CHECK_MS);
         private EpochClock clock = EpochClock.SYSTEM;
         private long minFreeDiskBytes = DEFAULT_MIN_FREE_DISK_BYTES;
+        private long journalMapBytes = DEFAULT_JOURNAL_MAP_BYTES;
 
         private Builder(Path dataDir) {
             this.dataDir = dataDir;
@@ -126,13 +140,14 @@ public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStra
         public Builder retentionCheckMillis(long v) { this.retentionCheckMillis = v; return this; }
         public Builder clock(EpochClock v) { this.clock = v; return this; }
         public Builder minFreeDiskBytes(long v) { this.minFreeDiskBytes = v; return this; }
+        public Builder journalMapBytes(long v) { this.journalMapBytes = v; return this; }
 
         public BrokerConfig build() {
             if (dataDir == null) {
                 throw InvalidConfigException.of("dataDir", null, "must be set");
             }
             return new BrokerConfig(dataDir, ringSize, waitStrategy, journalThreads, subscriberThreads, maxEventSize,
-                    rollCycle, retentionCheckMillis, clock, minFreeDiskBytes);
+                    rollCycle, retentionCheckMillis, clock, minFreeDiskBytes, journalMapBytes);
         }
     }
 }

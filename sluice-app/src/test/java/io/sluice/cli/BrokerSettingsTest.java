@@ -78,5 +78,9 @@ class BrokerSettingsTest {
                 .hasMessage("http.port must be an integer, got 'x'");
         assertThatThrownBy(() -> BrokerSettings.resolve(props("wait.strategy", "spinny"), Map.of(), Map.of()))
                 .hasMessageContaining("wait.strategy must be one of blocking, sleeping, yielding, busy_spin");
+        assertThatThrownBy(() -> BrokerSettings.resolve(props("journal.map.bytes", "4194304"), Map.of(), Map.of()))
+                .hasMessage("journal.map.bytes must be between 16777216 and 1073741824, got 4194304");
+        assertThat(io.sluice.core.BrokerConfig.builder(BrokerSettings.resolve(props("journal.map.bytes", "268435456"),
+                Map.of(), Map.of()).values()).build().journalMapBytes()).isEqualTo(256L << 20);
     }
 }

@@ -42,7 +42,7 @@ final class Topic implements AutoCloseable {
                 TopicPartition tp = new TopicPartition(config.name(), p);
                 PartitionJournal journal = config.journaled()
                         ? new PartitionJournal(tp, dir.resolve(Integer.toString(p)), brokerConfig.rollCycle(), brokerConfig.clock(),
-                                brokerConfig.minFreeDiskBytes())
+                                brokerConfig.minFreeDiskBytes(), brokerConfig.journalMapBytes())
                         : null;
                 rings[p] = new PartitionRing(tp, brokerConfig.ringSize(), journal, journalAgents, subscriberAgents);
             }

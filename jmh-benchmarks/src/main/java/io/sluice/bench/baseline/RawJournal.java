@@ -14,7 +14,8 @@ import java.nio.file.Path;
  * event's value bytes — no offset, timestamp, key or header framing, no index of its own. Appenders and tailers are
  * single-threaded: each caller creates its own. Chronicle's index is as dense as Sluice's journal keeps it (every 4th
  * excerpt, capacity per cycle unchanged: {@code FAST_HOURLY}'s 4,096 entries × every 256th becomes 32,768 × every 4th), so a read by index
- * walks as few headers on both sides.
+ * walks as few headers on both sides, and files are mapped in chunks of the broker's default {@code journal.map.bytes}, so
+ * a random read remaps as rarely on both sides.
  */
 public final class RawJournal implements AutoCloseable {
     private final ChronicleQueue[] queues;
@@ -23,7 +24,8 @@ public final class RawJournal implements AutoCloseable {
         queues = new ChronicleQueue[partitions];
         for (int p = 0; p < partitions; p++) {
             queues[p] = ChronicleQueue.singleBuilder(dir.resolve("p" + p)).rollCycle(RollCycles.FAST_HOURLY)
-                    .indexSpacing(4).indexCount(32_768).build();
+                    .indexSpacing(4).indexCount(32_768)
+                    .blockSize(io.sluice.core.BrokerConfig.DEFAULT_JOURNAL_MAP_BYTES).build();
         }
     }
 

@@ -132,6 +132,12 @@ public final class PartitionJournal implements AutoCloseable {
 
     public PartitionJournal(TopicPartition partition, Path dir, RollCycleType rollCycleType, EpochClock clock,
                             long minFreeDiskBytes) {
+        this(partition, dir, rollCycleType, clock, minFreeDiskBytes, io.sluice.core.BrokerConfig.DEFAULT_JOURNAL_MAP_BYTES);
+    }
+
+    /** @param mapBytes how much of a cycle file is mapped at once ({@code journal.map.bytes}, Chronicle's block size) */
+    public PartitionJournal(TopicPartition partition, Path dir, RollCycleType rollCycleType, EpochClock clock,
+                            long minFreeDiskBytes, long mapBytes) {
         this.partition = partition;
         this.minFreeDiskBytes = minFreeDiskBytes;
         this.diskCheckIntervalBytes = minFreeDiskBytes == 0 ? Long.MAX_VALUE : Math.max(4096, Math.min(1 << 20, minFreeDiskBytes / 4));
@@ -162,6 +168,10 @@ public final class PartitionJournal implements AutoCloseable {
                 // chunk it released, on whichever thread released it: a reader leaving a chunk, or the journal writer
                 // moving on to the next one (docs/benchmarks.md item 13).
                 .syncMode(SyncMode.NONE)
+                // Chronicle maps a file in chunks of this size and unmaps a chunk nobody holds: a reader hopping
+                // between chunks (reads by offset) paid an munmap, an mmap and page faults on most reads with
+                // Chronicle's 64 MiB (docs/benchmarks.md item 15)
+                .blockSize(mapBytes)
                 .build();
         recover();
     }

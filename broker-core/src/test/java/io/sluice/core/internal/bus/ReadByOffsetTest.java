@@ -148,7 +148,13 @@ class ReadByOffsetTest {
         try (var files = java.nio.file.Files.list(dir)) {
             file = files.filter(f -> f.toString().endsWith(".cq4")).findFirst().orElseThrow();
         }
-        java.nio.ByteBuffer bytes = java.nio.ByteBuffer.wrap(java.nio.file.Files.readAllBytes(file));
+        // the file's head only: it is mapped, and grown sparse, in chunks of journal.map.bytes (1 GiB by default)
+        java.nio.ByteBuffer bytes = java.nio.ByteBuffer.allocate(4 << 20);
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.READ)) {
+            while (bytes.hasRemaining() && ch.read(bytes) > 0) {
+                // a 64-event document is far inside the first 4 MiB
+            }
+        }
         int magic = indexOf(bytes.array(), "SLRS".getBytes(StandardCharsets.US_ASCII));
         assertThat(magic).as("the record starts' magic in the cycle file").isPositive();
         assertThat(bytes.getInt(magic - 8)).as("stride").isEqualTo(1);
@@ -216,6 +222,58 @@ class ReadByOffsetTest {
             assertThat(journal.endOffset()).isEqualTo(end);
             appendBatches(journal, 500, random);
             assertEveryOffsetReadsItsOwnRecord(journal);
+        }
+    }
+
+    /**
+     * journal.map.bytes is how much of a file is mapped at once, not a property of the file: a journal written mapped
+     * in 1 GiB chunks (the default) and read mapped in 16 MiB ones (the least allowed), ~47 MiB of 1 KiB events, reads
+     * every offset to its own record across the chunks' boundaries, in random order, and appends on after them.
+     */
+    @Test
+    void readsByOffsetCrossTheBoundariesOfTheMappedChunksWhateverTheMappingSize() {
+        byte[] pad = new byte[1000];
+        java.util.Arrays.fill(pad, (byte) 'x');
+        String padding = new String(pad, StandardCharsets.US_ASCII);
+        int events = 48_000;
+        try (PartitionJournal journal = new PartitionJournal(tp, dir, RollCycleType.FIVE_MINUTELY, clock, 0,
+                io.sluice.core.BrokerConfig.DEFAULT_JOURNAL_MAP_BYTES)) {
+            for (int b = 0; b < events / 16; b++) {
+                journal.beginBatch();
+                for (int i = 0; i < 16; i++) {
+                    RingSlot s = new RingSlot();
+                    long offset = journal.endOffset() + i;
+                    s.fill("t", 0, null, ("v" + offset + padding).getBytes(StandardCharsets.US_ASCII), List.of(), 1L, Acks.JOURNAL, null);
+                    journal.add(s);
+                }
+                journal.commitBatch();
+            }
+            assertThat(journal.appendedBytes()).isGreaterThan(40L << 20);
+        }
+        try (PartitionJournal journal = new PartitionJournal(tp, dir, RollCycleType.FIVE_MINUTELY, clock, 0, 16L << 20)) {
+            assertThat(journal.endOffset()).isEqualTo(events);
+            SplittableRandom random = new SplittableRandom(11);
+            List<ConsumerRecord> got = new ArrayList<>();
+            try (JournalReader reader = journal.openReader()) {
+                for (int n = 0; n < events; n++) {
+                    long offset = random.nextLong(events);
+                    got.clear();
+                    reader.seek(offset);
+                    assertThat(reader.read(1, 1 << 20, got::add)).isEqualTo(1);
+                    assertThat(got.get(0).offset()).isEqualTo(offset);
+                    assertThat(new String(got.get(0).value(), StandardCharsets.US_ASCII)).isEqualTo("v" + offset + padding);
+                }
+            }
+            journal.beginBatch();
+            journal.add(slot(events));
+            journal.commitBatch();
+            assertThat(journal.endOffset()).isEqualTo(events + 1);
+            try (JournalReader reader = journal.openReader()) {
+                got.clear();
+                reader.seek(events);
+                assertThat(reader.read(1, 1 << 20, got::add)).isEqualTo(1);
+                assertThat(new String(got.get(0).value(), StandardCharsets.UTF_8)).isEqualTo("v" + events);
+            }
         }
     }
 }
