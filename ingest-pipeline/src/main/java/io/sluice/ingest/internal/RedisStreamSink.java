@@ -167,8 +167,9 @@ final class RedisStreamSink implements EventSink {
                 unacknowledged.acquire(batch.size());
                 if (!awaitRoomInStream(batch.size())) {
                     // the drainers did not make room before close's deadline: these rows are refused, not written
-                    ClosedException refused = new ClosedException("sink " + ctx.config.name() + " closed while the stream held "
-                            + ctx.config.redisMaxPending() + " entries not yet landed (redis.max.pending)");
+                    ClosedException refused = new ClosedException("sink " + ctx.config.name() + " closed before its drainers "
+                            + "made room in the stream: redis.max.pending (" + ctx.config.redisMaxPending()
+                            + ") events written and not yet landed; this event was not written");
                     for (Pending p : batch) {
                         acknowledged(p, refused);
                     }
