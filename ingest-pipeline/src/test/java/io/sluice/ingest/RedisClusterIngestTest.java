@@ -21,7 +21,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Properties;
 import java.util.Set;
@@ -173,16 +172,6 @@ class RedisClusterIngestTest {
         }
     }
 
-    private static Set<Long> landedIds(ClickHouseServer clickHouse, String table) {
-        List<String> ids = clickHouse.queryLines("SELECT id FROM " + table);
-        Set<Long> landed = new HashSet<>();
-        for (String id : ids) {
-            landed.add(Long.parseLong(id));
-        }
-        assertThat(ids).as("no event twice in " + table).hasSameSizeAs(landed);
-        return landed;
-    }
-
     private static IngestConfig.Builder clusterConfig(ClickHouseServer clickHouse, String table, Strategy strategy) {
         return Tables.config(clickHouse, table, strategy).redisUrl(cluster.url()).redisCluster(true).redisClusterRefreshMs(1_000)
                 .batchRows(2_000).lingerMs(10).blockMs(100).redisClaimIdleMs(3_000).insertTimeoutMs(2_000);
@@ -229,7 +218,7 @@ class RedisClusterIngestTest {
             Tables.awaitRows(clickHouse, table, acknowledged.size(), Duration.ofSeconds(60));
             Await.until("stream trimmed on its new master", Duration.ofSeconds(30), () -> replica.xlen(stream) == 0);
         }
-        Set<Long> landed = landedIds(clickHouse, table);
+        Set<Long> landed = Tables.landedIds(clickHouse, table);
         assertThat(landed).containsAll(acknowledged);                          // nothing acknowledged is lost
         assertThat(landed).allMatch(id -> id >= 0 && id < written);          // and nothing invented
         System.out.println("worker-pool through resharding + CLUSTER FAILOVER: " + written + " written, "
@@ -268,7 +257,7 @@ class RedisClusterIngestTest {
             Await.until("stream trimmed on the promoted master", Duration.ofSeconds(30), () -> promoted.xlen(stream) == 0);
             assertThat(writer.failed.get()).as("writes refused while the slot had no master").isPositive();
         }
-        Set<Long> landed = landedIds(clickHouse, table);                       // none twice
+        Set<Long> landed = Tables.landedIds(clickHouse, table);                       // none twice
         assertThat(landed).allMatch(id -> id >= 0 && id < written);
         assertThat(landed).containsAll(acknowledged.stream().filter(id -> id >= boundary).toList());
         long lost = acknowledged.stream().filter(id -> !landed.contains(id)).count();

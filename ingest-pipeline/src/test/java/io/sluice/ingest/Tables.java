@@ -55,4 +55,15 @@ final class Tables {
         long sum = n * (n - 1) / 2;
         return n + "\t" + n + "\t" + sum + "\t" + (3 * sum) + "\t" + n;
     }
+
+    /** The ids of the rows in {@code table}, checking that none is there twice. */
+    static java.util.Set<Long> landedIds(ClickHouseServer clickHouse, String table) {
+        java.util.List<String> ids = clickHouse.queryLines("SELECT id FROM " + table);
+        java.util.Set<Long> landed = new java.util.HashSet<>();
+        for (String id : ids) {
+            landed.add(Long.parseLong(id));
+        }
+        org.assertj.core.api.Assertions.assertThat(ids).as("no event twice in " + table).hasSameSizeAs(landed);
+        return landed;
+    }
 }

@@ -40,13 +40,18 @@ final class RecordStarts {
         return (records + MAX_ENTRIES - 1) / MAX_ENTRIES;
     }
 
+    /** Entries kept for {@code records} records: one every {@link #stride} records. */
+    private static int entries(int records) {
+        int stride = stride(records);
+        return (records + stride - 1) / stride;
+    }
+
     /** Bytes kept for a batch of {@code records} records: none below 2 (a read never walks there). */
     static int size(int records) {
         if (records < 2) {
             return 0;
         }
-        int stride = stride(records);
-        return FOOTER + 4 * ((records + stride - 1) / stride);
+        return FOOTER + 4 * entries(records);
     }
 
     /**
@@ -58,7 +63,7 @@ final class RecordStarts {
             return;
         }
         int stride = stride(records);
-        int k = (records + stride - 1) / stride;
+        int k = entries(records);
         for (int j = 0; j < k; j++) {
             out.putInt(at + 4 * j, starts[j * stride]);
         }
