@@ -61,9 +61,11 @@ public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStra
                     "how journal writers and subscribers wait for events (Disruptor wait strategies)")
             .define(JOURNAL_THREADS, Type.INT, 2, Validator.between(1, 256), Importance.MEDIUM,
                     "threads shared by the journal writers of all partitions (a partition always uses the same one)")
-            .define(SUBSCRIBER_THREADS, Type.INT, 2, Validator.between(1, 256), Importance.LOW,
+            .define(SUBSCRIBER_THREADS, Type.INT, 2, Validator.between(0, 256), Importance.LOW,
                     "threads shared by the live subscribers of all partitions; a subscriber that blocks holds up "
-                            + "the others on its thread")
+                            + "the others on its thread. 0: subscribers run on the journal threads, a journaled "
+                            + "partition's right after its journal writer (no hand-off; a blocking subscriber then holds "
+                            + "up that thread's journal writers too)")
             .define(MAX_EVENT_SIZE, Type.INT, 1 << 20, Validator.between(64, MAX_EVENT_SIZE_LIMIT), Importance.MEDIUM,
                     "largest serialized event in bytes (key + value + headers + 26 bytes framing)")
             .define(ROLL_CYCLE, Type.STRING, "hourly", Validator.oneOf(RollCycleType.class), Importance.LOW,

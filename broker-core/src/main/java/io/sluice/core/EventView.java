@@ -24,6 +24,9 @@ public interface EventView {
 
     int valueLength();
 
-    /** System.nanoTime() when the producer published it, for latency measurement. */
+    /**
+     * System.nanoTime() when the producer published it, for the events Sluice samples for its own latency metrics
+     * (one single event in 64, by its position on the partition ring, and every producer batch); 0 for the others.
+     */
     long publishNanos();
 }

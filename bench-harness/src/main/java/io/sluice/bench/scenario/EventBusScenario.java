@@ -36,10 +36,21 @@ public final class EventBusScenario implements Scenario {
     private static final int BURST = 15_000;
     private static final int SUSTAINED = 50_000;
     private static final double RATE = 10_000;
-    /** A burst lasts milliseconds: warm it up more often than the 5-second sustained run. */
-    private static final int BURST_WARMUP_FACTOR = 5;
-    /** As many subscriber threads as the 4P/4C baseline has consumer threads (a thread starts with its first stage). */
-    private static final int SUBSCRIBER_THREADS = 4;
+    /**
+     * A burst lasts milliseconds: warm it up far more often than the 5-second sustained run. A journaled burst of
+     * 15,000 events writes ~60 journal documents, and Chronicle's per-document code (`writingDocument`, the
+     * document's close) reaches C2 only after 100–200 bursts (-XX:+PrintCompilation); with 5 warm-up bursts it still
+     * ran interpreted in the measured ones, which made the journaled rows 3–6× the raw ring (docs/benchmarks.md).
+     */
+    private static final int BURST_WARMUP_FACTOR = 200;
+    private static final int QUICK_BURST_WARMUP_FACTOR = 5;
+    /**
+     * As many journal threads as the 4P/4C baseline has consumer threads (a thread starts with its first stage), and
+     * the subscribers on them ({@code subscriber.threads = 0}): a journaled partition's subscriber runs on its journal
+     * writer's thread, right after it, as a raw ring's consumer runs on one thread; a memory-only partition's on the
+     * least loaded journal thread.
+     */
+    private static final int STAGE_THREADS = 4;
 
     /** Reference figures in µs, in {@link LatencyRows#METRICS} order. */
     private static final double[] REF_BURST_1 = {1452, 2954, 3078, 4000, 4074, 4133, 4143, 4145};
@@ -82,20 +93,25 @@ public final class EventBusScenario implements Scenario {
     public ScenarioResult run(BenchOptions o) throws Exception {
         int sustainedCount = o.size(SUSTAINED, 5_000);
         List<String> notes = new ArrayList<>();
+        int burstWarmups = o.warmups() * (o.quick() ? QUICK_BURST_WARMUP_FACTOR : BURST_WARMUP_FACTOR);
+        String warmup = "Every system is warmed up by " + burstWarmups + " bursts before the measured ones (all three alike): "
+                + "a journaled burst writes ~60 journal documents, and Chronicle's per-document code reaches the JIT's "
+                + "optimizing compiler only after 100–200 bursts; with 5 it ran interpreted in the measured runs.";
         notes.add("Sluice, two topics: memory-only (acks=MEMORY, the subscriber follows the producers on the ring — what the "
                 + "reference measured) and journaled (Chronicle Queue append before delivery, acks=JOURNAL; its rows are "
                 + "\"not comparable\" with the reference, which has no journal). Ring " + RING_SIZE + " slots per partition, "
                 + "wait strategy " + DisruptorWait.describe(o.waitStrategy()) + ", one live subscriber (`Broker.subscribe`) "
-                + "per topic; 2 journal threads (the broker's default) and " + SUBSCRIBER_THREADS + " subscriber threads "
-                + "shared by all partitions (Agrona agents polling the rings: in 4P/4C one subscriber thread per partition, "
-                + "as the baseline runs one consumer thread per partition). Baseline: raw Disruptor `RingBuffer` of " + RING_SIZE
+                + "per topic; broker settings journal.threads=" + STAGE_THREADS + " and subscriber.threads=0: the subscribers "
+                + "run on the journal threads (Agrona agents polling the rings), a journaled partition's right after its journal "
+                + "writer on that writer's thread, a memory-only partition's on the least loaded one, so in 4P/4C each "
+                + "partition has a thread, as the baseline runs one consumer thread per partition. " + warmup + " Baseline: raw Disruptor `RingBuffer` of " + RING_SIZE
                 + " slots per partition waiting the same way (`DisruptorWait.of`: same spins, yields and park), "
                 + "one `BatchEventProcessor` thread per partition, no journal.");
         notes.add("Latency = consumer's `System.nanoTime()` − the event's intended send time. Burst: all " + BURST
                 + " events are sent in a tight loop; each event's intended time is just before its send. Sustained: "
                 + sustainedCount + " events paced at " + (int) RATE + "/s; intended time = start + i × 100 µs, so a "
                 + "stalled publisher is charged to every delayed event (coordinated-omission corrected).");
-        notes.add(o.warmups() * BURST_WARMUP_FACTOR + " burst / " + o.warmups() + " sustained warm-up run(s) and " + o.iterations() + " measured runs per cell, the columns taking "
+        notes.add(burstWarmups + " burst / " + o.warmups() + " sustained warm-up run(s) and " + o.iterations() + " measured runs per cell, the columns taking "
                 + "turns run by run (memory-only, journaled, raw, memory-only, …; the three systems stay open together); every "
                 + "run delivers exactly the events it sent, each id once (the run fails otherwise), so loss and duplicates are 0.");
         notes.add(CpuRows.WHAT + " Here the publisher is the benchmark's main thread (Sluice's `tryPublish` runs on it; "
@@ -109,7 +125,7 @@ public final class EventBusScenario implements Scenario {
             Broker broker = null;
             try {
                 broker = Broker.open(BrokerConfig.builder(dir.resolve("broker")).ringSize(RING_SIZE)
-                        .subscriberThreads(SUBSCRIBER_THREADS).waitStrategy(o.waitStrategy()).build());
+                        .journalThreads(STAGE_THREADS).subscriberThreads(0).waitStrategy(o.waitStrategy()).build());
             } catch (UnsupportedOperationException e) {
                 unavailable = "broker-core is not implemented in this build: " + e.getMessage();
             }
@@ -122,7 +138,7 @@ public final class EventBusScenario implements Scenario {
                          SluiceBus journaled = broker == null ? null : new SluiceBus(broker, "bus-" + partitions + "p", partitions, true, payloads, probe, Acks.JOURNAL);
                          RawBus raw = new RawBus(partitions, RING_SIZE, o.waitStrategy(), payloads, probe)) {
                         List<BusUnderTest> buses = java.util.Arrays.asList(mem, journaled, raw);
-                        List<Runs> burst = alternating(o, BURST_WARMUP_FACTOR, BURST, buses, bus -> burst(bus, probe, BURST));
+                        List<Runs> burst = alternating(o, o.quick() ? QUICK_BURST_WARMUP_FACTOR : BURST_WARMUP_FACTOR, BURST, buses, bus -> burst(bus, probe, BURST));
                         List<Runs> sustained = alternating(o, 1, sustainedCount, buses, bus -> sustained(bus, probe, sustainedCount));
                         if (broker != null) {
                             check(mem);
@@ -154,8 +170,8 @@ public final class EventBusScenario implements Scenario {
                     : "Sustained load, " + String.format("%,d", sustainedCount) + " events at 10,000/s")
                     + " — " + c.partitions + " partition" + (c.partitions == 1 ? "" : "s") + " / " + c.partitions + " consumer"
                     + (c.partitions == 1 ? "" : "s")
-                    + (c.partitions == 1 ? "" : " (Sluice: one subscriber per topic, its " + c.partitions + " partitions on the "
-                    + "broker's " + SUBSCRIBER_THREADS + " subscriber threads; raw ring and reference: " + c.partitions + " consumer threads)");
+                    + (c.partitions == 1 ? "" : " (Sluice: one subscriber per topic, its " + c.partitions + " partitions on "
+                    + STAGE_THREADS + " journal threads; raw ring and reference: " + c.partitions + " consumer threads)");
             double[] ref = burst ? (c.partitions == 1 ? REF_BURST_1 : REF_BURST_4) : (c.partitions == 1 ? REF_SUSTAINED_1 : REF_SUSTAINED_4);
             Table.Builder t = Table.builder(title, baseline);
             String missing = c.sluice == null ? "Sluice: " + unavailable : null;

@@ -19,6 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * of pre-built records.
  */
 final class SluiceBus implements BusUnderTest {
+    private final Broker broker;
+    private final String topic;
     private final Producer producer;
     private final Subscription subscription;
     private final ProducerRecord[] records;
@@ -27,6 +29,8 @@ final class SluiceBus implements BusUnderTest {
 
     /** @param journaled false for a memory-only topic (then {@code acks} must be {@link Acks#MEMORY}) */
     SluiceBus(Broker broker, String topic, int partitions, boolean journaled, byte[][] payloads, LatencyProbe probe, Acks acks) {
+        this.broker = broker;
+        this.topic = topic;
         broker.createTopicIfAbsent(TopicConfig.builder(topic).partitions(partitions).journaled(journaled).build());
         this.records = new ProducerRecord[payloads.length];
         for (int i = 0; i < payloads.length; i++) {
@@ -60,5 +64,6 @@ final class SluiceBus implements BusUnderTest {
     public void close() {
         producer.close();
         subscription.close();
+        broker.deleteTopic(topic); // its partitions leave the journal threads free for the next cell's
     }
 }

@@ -98,13 +98,17 @@ public final class LocalBroker implements Broker, BrokerFront, LocalProducer.Rin
             throw new SluiceException.InvalidConfigException("data directory " + dataDir + " is in use by another broker process");
         }
         this.journalAgents = new StageAgents("sluice-journal", config.journalThreads(), config.waitStrategy());
-        this.subscriberAgents = new StageAgents("sluice-subscriber", config.subscriberThreads(), config.waitStrategy());
+        // subscriber.threads = 0: live subscribers run on the journal threads (PartitionRing.subscribe)
+        this.subscriberAgents = config.subscriberThreads() == 0 ? null
+                : new StageAgents("sluice-subscriber", config.subscriberThreads(), config.waitStrategy());
         try {
             loadTopics();
             this.groups = new GroupCoordinator(dataDir.resolve("groups"), this::partitionsOf, config.clock());
         } catch (RuntimeException e) {
             topics.values().forEach(Topic::close);
-            subscriberAgents.close();
+            if (subscriberAgents != null) {
+                subscriberAgents.close();
+            }
             journalAgents.close();
             releaseLock();
             throw e;
@@ -479,7 +483,9 @@ public final class LocalBroker implements Broker, BrokerFront, LocalProducer.Rin
         }
         groups.close();
         topics.values().forEach(Topic::close);
-        subscriberAgents.close();
+        if (subscriberAgents != null) {
+            subscriberAgents.close();
+        }
         journalAgents.close();
         releaseLock();
         LOG.info("broker closed ({})", config.dataDir());

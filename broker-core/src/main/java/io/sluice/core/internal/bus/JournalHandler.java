@@ -128,7 +128,7 @@ final class JournalHandler implements EventHandler<RingSlot> {
         }
         long now = System.nanoTime();
         slot.journalNanos = now;
-        publishToJournal.recordValue(Math.max(0, now - slot.publishNanos));
+        record(slot, now);
         journaled += slot.batchCount;
         if (slot.acks == Acks.SYNC) {
             syncPending = true;
@@ -159,7 +159,7 @@ final class JournalHandler implements EventHandler<RingSlot> {
                 continue;
             }
             slot.journalNanos = now;
-            publishToJournal.recordValue(Math.max(0, now - slot.publishNanos));
+            record(slot, now);
             journaled++;
             if (slot.acks == Acks.SYNC) {
                 syncPending = true;
@@ -168,6 +168,13 @@ final class JournalHandler implements EventHandler<RingSlot> {
             }
         }
         documentStart = -1;
+    }
+
+    /** publish→journal latency, for the slots sampled for it ({@link PartitionRing#LATENCY_SAMPLE_MASK}). */
+    private void record(RingSlot slot, long now) {
+        if (slot.publishNanos != 0) {
+            publishToJournal.recordValue(Math.max(0, now - slot.publishNanos));
+        }
     }
 
     /** The document holding {@code documentStart..lastSequence} was lost: fail each event that was added to it. */

@@ -48,6 +48,12 @@ public final class PartitionRing implements AutoCloseable {
     static final int JOURNAL_MAX_BATCH = 256;
     /** Events a subscriber handles before its thread polls the next stage. */
     static final int SUBSCRIBER_MAX_BATCH = 256;
+    /**
+     * Sluice's own latency histograms (publish→journal, journal→subscriber) sample the events whose ring sequence has
+     * these bits clear, one in 64 (and every producer batch): a clock read on the publisher and a histogram update on
+     * each stage per event cost more than the hand-off they measure (docs/benchmarks.md, issue 22).
+     */
+    static final long LATENCY_SAMPLE_MASK = 63;
 
     private final TopicPartition partition;
     private final RingBuffer<RingSlot> ring;
@@ -59,7 +65,9 @@ public final class PartitionRing implements AutoCloseable {
     private final JournalHandler journalHandler;
     private final PolledStage journalStage;
     private final StageAgent journalAgent;
+    /** Where subscribers run: the subscriber threads, or (null: {@code subscriber.threads = 0}) the journal threads. */
     private final StageAgents subscriberAgents;
+    private final StageAgents journalAgents;
     private final SingleWriterRecorder publishToJournal = new SingleWriterRecorder(3);
     private final List<SubscriberStage> subscribers = new CopyOnWriteArrayList<>();
     private final LongAdder backPressured = new LongAdder();
@@ -75,13 +83,16 @@ public final class PartitionRing implements AutoCloseable {
     /**
      * @param journal          null for a memory-only topic (no journal stage; subscribers follow the producers directly)
      * @param journalAgents    the threads journal writers share (unused without a journal)
-     * @param subscriberAgents the threads live subscribers share
+     * @param subscriberAgents the threads live subscribers share; null to run them on the journal threads: a journaled
+     *                         partition's subscribers on its journal writer's thread, right after it in each duty
+     *                         cycle (no hand-off between threads), a memory-only partition's on the least loaded one
      */
     public PartitionRing(TopicPartition partition, int ringSize, PartitionJournal journal, StageAgents journalAgents,
                          StageAgents subscriberAgents) {
         this.partition = partition;
         this.journal = journal;
         this.subscriberAgents = subscriberAgents;
+        this.journalAgents = journalAgents;
         this.ring = RingBuffer.createMultiProducer(RingSlot::new, ringSize, onPublish);
         if (journal != null) {
             journalHandler = new JournalHandler(journal, ring, publishToJournal, onJournaled);
@@ -133,6 +144,9 @@ public final class PartitionRing implements AutoCloseable {
             if (open) {
                 slot.fill(partition.topic(), partition.partition(), key, value, headers, timestamp,
                         acks, acks == Acks.MEMORY ? null : callback);
+                if ((sequence & LATENCY_SAMPLE_MASK) == 0) {
+                    slot.publishNanos = System.nanoTime();
+                }
             } else {
                 slot.cancel();
             }
@@ -191,6 +205,7 @@ public final class PartitionRing implements AutoCloseable {
                     batch.get(offset, batchBuffers.buffer(index), 0, length);
                     slot.fillBatch(partition.topic(), partition.partition(), batchBuffers, index, length, count,
                             acks, acks == Acks.MEMORY ? null : callback);
+                    slot.publishNanos = System.nanoTime();
                     batchedEvents.add(count - 1);
                 } else {
                     batchBuffers.unuse(index);
@@ -233,8 +248,17 @@ public final class PartitionRing implements AutoCloseable {
             // addGatingSequences moves the new sequence to the cursor: the subscriber starts with the next event
             ring.addGatingSequences(stage.sequence());
             wakers = journalStage != null ? onJournaled : onPublish;
-            agent = subscriberAgents.assign(stage);
-            wakers.add(agent);
+            if (subscriberAgents != null) {
+                agent = subscriberAgents.assign(stage);
+            } else if (journalAgent != null) {
+                agent = journalAgent; // polled after the journal writer in each of its duty cycles
+                agent.add(stage);
+            } else {
+                agent = journalAgents.assign(stage);
+            }
+            if (agent != journalAgent) { // the journal writer's own thread needs no wake-up for its progress
+                wakers.add(agent);
+            }
         }
 
         public long delivered() {
@@ -254,7 +278,9 @@ public final class PartitionRing implements AutoCloseable {
             closed = true;
             handler.stop();
             agent.remove(stage);
-            wakers.remove(agent);
+            if (agent != journalAgent) {
+                wakers.remove(agent);
+            }
             ring.removeGatingSequence(stage.sequence());
             subscribers.remove(this);
             synchronized (closedJournalToSubscriber) {

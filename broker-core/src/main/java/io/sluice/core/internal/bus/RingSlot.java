@@ -27,6 +27,7 @@ public final class RingSlot implements EventView {
     int valueLength;
     List<Header> headers = List.of();
     long timestamp;
+    /** System.nanoTime() at publish for the events sampled for latency ({@link PartitionRing#LATENCY_SAMPLE_MASK}), else 0 */
     long publishNanos;
     long journalNanos;
     Acks acks;
@@ -44,28 +45,49 @@ public final class RingSlot implements EventView {
     int batchIndex;
     BatchBuffers batchBuffers;
 
+    /**
+     * Fills the slot with one event. Reference fields are written only when they change (the topic, the reused key
+     * and value buffers, usually the headers, the acks and the callback are the same from one event to the next): a
+     * reference store into this long-lived slot dirties a garbage-collector card even when it stores the same
+     * reference, and G1's refinement threads then rescan it, a cost per event on a 2-core machine
+     * (docs/benchmarks.md, issue 22).
+     */
     void fill(String topic, int partition, byte[] key, byte[] value, List<Header> headers, long timestamp,
               Acks acks, SendCallback callback) {
-        this.topic = topic;
+        if (this.topic != topic) {
+            this.topic = topic;
+        }
         this.partition = partition;
         if (key == null) {
             this.keyLength = -1;
         } else {
-            this.key = reuse(this.key, key.length);
-            System.arraycopy(key, 0, this.key, 0, key.length);
+            byte[] keyBuffer = reuse(this.key, key.length);
+            if (keyBuffer != this.key) {
+                this.key = keyBuffer;
+            }
+            System.arraycopy(key, 0, keyBuffer, 0, key.length);
             this.keyLength = key.length;
         }
-        this.value = reuse(this.value, value.length);
-        System.arraycopy(value, 0, this.value, 0, value.length);
+        byte[] valueBuffer = reuse(this.value, value.length);
+        if (valueBuffer != this.value) {
+            this.value = valueBuffer;
+        }
+        System.arraycopy(value, 0, valueBuffer, 0, value.length);
         this.valueLength = value.length;
-        this.headers = headers;
+        if (this.headers != headers) {
+            this.headers = headers;
+        }
         this.timestamp = timestamp;
-        this.acks = acks;
-        this.callback = callback;
+        if (this.acks != acks) {
+            this.acks = acks;
+        }
+        if (this.callback != callback) {
+            this.callback = callback;
+        }
         this.offset = -1;
         this.cancelled = false;
         this.batchCount = 0;
-        this.publishNanos = System.nanoTime();
+        this.publishNanos = 0; // PartitionRing stamps the events it samples for latency
     }
 
     /** A record batch of {@code count} events, already copied into {@code buffers.buffer(index)}. */
@@ -84,7 +106,7 @@ public final class RingSlot implements EventView {
         this.callback = callback;
         this.offset = -1;
         this.cancelled = false;
-        this.publishNanos = System.nanoTime();
+        this.publishNanos = 0;
     }
 
     boolean isBatch() {

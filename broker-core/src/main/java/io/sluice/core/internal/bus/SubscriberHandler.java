@@ -36,8 +36,10 @@ final class SubscriberHandler implements EventHandler<RingSlot> {
         if (slot.cancelled || stopped) {
             return;
         }
-        long from = journaled ? slot.journalNanos : slot.publishNanos;
-        journalToSubscriber.recordValue(Math.max(0, System.nanoTime() - from));
+        if (slot.publishNanos != 0) { // sampled for latency (PartitionRing.LATENCY_SAMPLE_MASK)
+            long from = journaled ? slot.journalNanos : slot.publishNanos;
+            journalToSubscriber.recordValue(Math.max(0, System.nanoTime() - from));
+        }
         if (!slot.isBatch()) {
             deliver(slot, endOfBatch);
             return;
