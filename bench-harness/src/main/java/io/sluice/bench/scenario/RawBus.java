@@ -10,8 +10,13 @@ final class RawBus implements BusUnderTest {
     private final byte[][] payloads;
 
     RawBus(int partitions, int ringSize, WaitStrategyType wait, byte[][] payloads, LatencyProbe probe) {
+        this(partitions, ringSize, wait, payloads, probe, false);
+    }
+
+    /** @param multiProducer a multi-producer ring (what Sluice's rings are) instead of the single-producer one */
+    RawBus(int partitions, int ringSize, WaitStrategyType wait, byte[][] payloads, LatencyProbe probe, boolean multiProducer) {
         this.payloads = payloads;
-        this.bus = new RawRingBus("raw-bus", partitions, ringSize, wait, false,
+        this.bus = new RawRingBus(multiProducer ? "raw-mp-bus" : "raw-bus", partitions, ringSize, wait, multiProducer,
                 p -> (value, length, publishNanos, endOfBatch) -> probe.onEvent(p, TradeMessages.id(value, length)));
     }
 
