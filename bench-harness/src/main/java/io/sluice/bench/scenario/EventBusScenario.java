@@ -93,7 +93,8 @@ public final class EventBusScenario implements Scenario {
     public ScenarioResult run(BenchOptions o) throws Exception {
         int sustainedCount = o.size(SUSTAINED, 5_000);
         List<String> notes = new ArrayList<>();
-        int burstWarmups = o.warmups() * (o.quick() ? QUICK_BURST_WARMUP_FACTOR : BURST_WARMUP_FACTOR);
+        int burstWarmupFactor = o.quick() ? QUICK_BURST_WARMUP_FACTOR : BURST_WARMUP_FACTOR;
+        int burstWarmups = o.warmups() * burstWarmupFactor;
         String warmup = "Every system is warmed up by " + burstWarmups + " bursts before the measured ones (all three alike): "
                 + "a journaled burst writes ~60 journal documents, and Chronicle's per-document code reaches the JIT's "
                 + "optimizing compiler only after 100–200 bursts; with 5 it ran interpreted in the measured runs.";
@@ -138,7 +139,7 @@ public final class EventBusScenario implements Scenario {
                          SluiceBus journaled = broker == null ? null : new SluiceBus(broker, "bus-" + partitions + "p", partitions, true, payloads, probe, Acks.JOURNAL);
                          RawBus raw = new RawBus(partitions, RING_SIZE, o.waitStrategy(), payloads, probe)) {
                         List<BusUnderTest> buses = java.util.Arrays.asList(mem, journaled, raw);
-                        List<Runs> burst = alternating(o, o.quick() ? QUICK_BURST_WARMUP_FACTOR : BURST_WARMUP_FACTOR, BURST, buses, bus -> burst(bus, probe, BURST));
+                        List<Runs> burst = alternating(o, burstWarmupFactor, BURST, buses, bus -> burst(bus, probe, BURST));
                         List<Runs> sustained = alternating(o, 1, sustainedCount, buses, bus -> sustained(bus, probe, sustainedCount));
                         if (broker != null) {
                             check(mem);
