@@ -77,11 +77,16 @@ class IngestCommandTest {
             Thread cli = new Thread(() -> exit.set(IngestCommand.run(new String[]{
                     "--bootstrap", "embedded", "--topic", "events", "--clickhouse", clickHouse.url(), "--table", table,
                     "--create-table", "CREATE TABLE IF NOT EXISTS " + table + " (id UInt64) ENGINE = MergeTree ORDER BY id",
-                    "--strategy", "journal", "--metrics-interval-s", "0"},
+                    "--strategy", "journal", "--metrics-interval-s", "1"},
                     bootstrap -> broker::newConsumer, new PrintStream(out, true, StandardCharsets.UTF_8),
                     new PrintStream(err, true, StandardCharsets.UTF_8))), "cli");
             cli.start();
             Await.until("1000 rows", Duration.ofSeconds(60), () -> clickHouse.queryLong("SELECT count() FROM " + table) == 1_000);
+            // ClickHouse shows the rows before the INSERT's answer reaches the pipeline, which counts them on that
+            // answer: interrupting at once could stop it first (a fresh-clone CI run printed rows_inserted=0). Wait
+            // for the CLI's own metrics line, as its user reads it, then stop it.
+            Await.until("the CLI reports 1000 rows inserted", Duration.ofSeconds(60),
+                    () -> out.toString(StandardCharsets.UTF_8).contains("rows_inserted=1000"));
             cli.interrupt();
             cli.join(30_000);
             assertThat(exit.get()).isZero();
