@@ -81,6 +81,7 @@ public final class Torture {
             cluster.start();
             Workload workload = new Workload(config, cluster.bootstrap(), history);
             KafkaWorkload.ReadBack kafkaTopic = null;
+            List<String> operatorActions = List.of();
             try (workload; Nemesis nemesis = new Nemesis(config, cluster, workload, kafka, history)) {
                 out.println("[torture] fault kinds: " + nemesis.kinds());
                 kinds.addAll(nemesis.kinds());
@@ -100,7 +101,7 @@ public final class Torture {
                 }
                 history.flush();
                 Checker.Facts facts = Checker.read(history.file());
-                settle(config, cluster, workload, facts.acked, out);
+                operatorActions = settle(config, cluster, workload, facts.acked, out);
                 if (kafka != null) {
                     kafkaTopic = kafka.readBack(Duration.ofSeconds(60));
                 }
@@ -113,7 +114,8 @@ public final class Torture {
             Report report = Checker.check(config.seed(), history.file(), cluster.tables(), config.members(), kafkaTopic);
             writeDuplicates(config, cluster, out);
             String text = report.format() + "processes that exited before they were ready (started again): "
-                    + cluster.failedStarts() + "\n";
+                    + cluster.failedStarts() + "\n"
+                    + "operator actions while settling (ReplicaOperator): " + (operatorActions.isEmpty() ? "none" : operatorActions) + "\n";
             out.print(text);
             try {
                 Files.writeString(config.runDir().resolve("report.txt"), text, StandardCharsets.UTF_8);
@@ -127,9 +129,11 @@ public final class Torture {
     /**
      * Waits until every acknowledged id is in every table and was consumed by a member, no request is held in the
      * ClickHouse proxy, and the tables' row counts are stable across two looks — or until the settle deadline (the
-     * checker then reports what is missing).
+     * checker then reports what is missing). Meanwhile a {@link ReplicaOperator} moves aside a part a replica kept
+     * unregistered; returns what it did.
      */
-    static void settle(TortureConfig config, Cluster cluster, Workload workload, BitSet acked, PrintStream out) {
+    static List<String> settle(TortureConfig config, Cluster cluster, Workload workload, BitSet acked, PrintStream out) {
+        ReplicaOperator operator = new ReplicaOperator();
         long[] lastRows = {-1};
         int[] stable = {0};
         try {
@@ -149,6 +153,7 @@ public final class Torture {
                         return false;
                     }
                     if (!missing.isEmpty()) {
+                        operator.tend(cluster.tables(), out);
                         return false;
                     }
                 }
@@ -162,6 +167,7 @@ public final class Torture {
         } catch (AssertionError e) {
             out.println("[torture] not settled within " + config.settle() + ": " + e.getMessage());
         }
+        return operator.actions();
     }
 
     public static void main(String[] args) throws Exception {
