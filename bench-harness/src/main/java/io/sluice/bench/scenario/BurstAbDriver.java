@@ -1,7 +1,5 @@
 package io.sluice.bench.scenario;
 
-import io.sluice.bench.internal.Await;
-import io.sluice.bench.internal.CpuTime;
 import io.sluice.bench.internal.TempDir;
 import io.sluice.bench.internal.TradeMessages;
 import io.sluice.core.Acks;
@@ -11,7 +9,6 @@ import io.sluice.core.WaitStrategyType;
 import org.HdrHistogram.Histogram;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -22,7 +19,7 @@ import java.util.Locale;
  * its buses), for profiling and for comparing broker settings: one JVM opens one broker per configuration and
  * alternates bursts among every system, the raw single- and multi-producer Disruptor rings included, then prints for
  * each the medians over the measured bursts of the burst's P50 and P99, the CPU of the whole process per burst
- * ({@link CpuTime}) and the publishing loop's time per event.
+ * (from the first send to the last delivery, as the scenario measures it) and the publishing loop's time per event.
  * <pre>
  * java $(cat bench-harness/target/jvm.options) -cp bench-harness/target/sluice-bench.jar \
  *     io.sluice.bench.scenario.BurstAbDriver PARTITIONS BURSTS WARMUP_BURSTS LABEL:SUBSCRIBER_THREADS:JOURNAL_THREADS[:m|j|mj] ...
@@ -94,26 +91,13 @@ public final class BurstAbDriver {
         double[][] publishNanos = new double[n][bursts];
         for (int r = -warmups; r < bursts; r++) {
             for (int i = 0; i < n; i++) {
-                probe.reset();
-                CpuTime.Mark cpu = CpuTime.mark();
-                long[] intended = probe.intended;
-                long start = System.nanoTime();
-                for (int k = 0; k < BURST; k++) {
-                    intended[k] = System.nanoTime();
-                    while (!buses.get(i).tryPublish(k)) {
-                        Thread.onSpinWait();
-                    }
-                }
-                long published = System.nanoTime();
-                Await.count("burst events received", probe::received, BURST, Duration.ofSeconds(60));
-                double cpuSeconds = cpu.seconds();
-                probe.verifyExactly(BURST);
+                EventBusScenario.Measured m = EventBusScenario.burst(buses.get(i), probe, BURST);
                 if (r >= 0) {
-                    Histogram h = probe.merged();
+                    Histogram h = m.latency();
                     p50[i][r] = h.getValueAtPercentile(50) / 1e3;
                     p99[i][r] = h.getValueAtPercentile(99) / 1e3;
-                    cpuMillis[i][r] = cpuSeconds * 1e3;
-                    publishNanos[i][r] = (published - start) / (double) BURST;
+                    cpuMillis[i][r] = m.cpuSeconds() * 1e3;
+                    publishNanos[i][r] = m.publishLoopNanos() / (double) BURST;
                 }
             }
         }

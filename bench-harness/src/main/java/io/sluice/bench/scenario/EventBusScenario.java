@@ -116,7 +116,9 @@ public final class EventBusScenario implements Scenario {
                 + "turns run by run (memory-only, journaled, raw, memory-only, …; the three systems stay open together); every "
                 + "run delivers exactly the events it sent, each id once (the run fails otherwise), so loss and duplicates are 0.");
         notes.add(CpuRows.WHAT + " Here the publisher is the benchmark's main thread (Sluice's `tryPublish` runs on it; "
-                + "its pacing parks, then yields in the last 120 µs before a slot) and the consumers are the topics' subscriber threads, so both are in the rows; a sustained "
+                + "its pacing parks, then yields in the last 120 µs before a slot) and the consumers are the topics' subscribers (on the journal threads) and the raw rings' consumer threads, so both are in the rows. "
+                + "The CPU is read just before the first send and just after the last delivery: the probe's reset, its exactly-once check "
+                + "and the merge of its histograms (harness work, the same for every system) are outside it. A sustained "
                 + "run lasts " + String.format(java.util.Locale.ROOT, "%.1f", sustainedCount / RATE) + " s, so its row is mostly what the waiting threads cost at 10,000/s.");
 
         byte[][] payloads = TradeMessages.messages(Math.max(BURST, sustainedCount));
@@ -221,7 +223,8 @@ public final class EventBusScenario implements Scenario {
 
     /**
      * Warm-ups (discarded; {@code warmupFactor} × the option, since a burst is too short to warm the JIT) then measured
-     * iterations, each with the process CPU time read before and after it, per million of its {@code events}. The
+     * iterations, each with the process CPU time from its first send to its last delivery ({@link Measured}), per million
+     * of its {@code events}. The
      * systems take turns run by run (A, B, C, A, B, C, …); a null system (not in this build) gives null runs.
      */
     private static List<Runs> alternating(BenchOptions o, int warmupFactor, int events, List<BusUnderTest> systems,
@@ -244,9 +247,9 @@ public final class EventBusScenario implements Scenario {
                 if (systems.get(s) == null) {
                     continue;
                 }
-                CpuTime.Mark before = CpuTime.mark();
-                measured.get(s).add(run.on(systems.get(s)));
-                cpu.get(s).add(CpuTime.perMillion(before.seconds(), events));
+                Measured m = run.on(systems.get(s));
+                measured.get(s).add(m.latency());
+                cpu.get(s).add(CpuTime.perMillion(m.cpuSeconds(), events));
             }
         }
         List<Runs> runs = new ArrayList<>();
@@ -256,39 +259,59 @@ public final class EventBusScenario implements Scenario {
         return runs;
     }
 
-    /** One run of a load against one system: its latency histogram. */
+    /** One run of a load against one system. */
     @FunctionalInterface
     private interface OneRun {
-        Histogram on(BusUnderTest bus) throws Exception;
+        Measured on(BusUnderTest bus) throws Exception;
     }
 
-    private static Histogram burst(BusUnderTest bus, LatencyProbe probe, int count) throws Exception {
+    /**
+     * One measured run of a load: its latency histogram, the process's CPU from just before the first send to the last
+     * delivery (the probe's reset, check and histogram merge, the harness's own work, are outside it), and how long the
+     * sending loop took.
+     */
+    record Measured(Histogram latency, double cpuSeconds, long publishLoopNanos) {
+    }
+
+    /**
+     * One burst: {@code count} events sent in a tight loop, each stamped with its intended time just before its send;
+     * waits until the probe received each once ({@link BurstAbDriver} runs the same).
+     */
+    static Measured burst(BusUnderTest bus, LatencyProbe probe, int count) throws Exception {
         probe.reset();
         long[] intended = probe.intended;
+        CpuTime.Mark cpu = CpuTime.mark();
+        long start = System.nanoTime();
         for (int i = 0; i < count; i++) {
             intended[i] = System.nanoTime();
             while (!bus.tryPublish(i)) {
                 Thread.onSpinWait();
             }
         }
+        long publishLoopNanos = System.nanoTime() - start;
         Await.count("burst events received", probe::received, count, Duration.ofSeconds(60));
+        double cpuSeconds = cpu.seconds();
         probe.verifyExactly(count);
-        return probe.merged();
+        return new Measured(probe.merged(), cpuSeconds, publishLoopNanos);
     }
 
-    private static Histogram sustained(BusUnderTest bus, LatencyProbe probe, int count) throws Exception {
+    private static Measured sustained(BusUnderTest bus, LatencyProbe probe, int count) throws Exception {
         probe.reset();
         long[] intended = probe.intended;
-        Pacer pacer = new Pacer(System.nanoTime() + 1_000_000, RATE);
+        CpuTime.Mark cpu = CpuTime.mark();
+        long start = System.nanoTime();
+        Pacer pacer = new Pacer(start + 1_000_000, RATE);
         for (int i = 0; i < count; i++) {
             intended[i] = pacer.awaitSlot(i);
             while (!bus.tryPublish(i)) {
                 Thread.onSpinWait();
             }
         }
+        long publishLoopNanos = System.nanoTime() - start;
         Await.count("sustained events received", probe::received, count, Duration.ofSeconds(60));
+        double cpuSeconds = cpu.seconds();
         probe.verifyExactly(count);
-        return probe.merged();
+        return new Measured(probe.merged(), cpuSeconds, publishLoopNanos);
     }
 
     /** Where Sluice's time went, from its own metrics (cumulative over warm-ups and runs of this configuration). */
