@@ -66,7 +66,9 @@ class ReplicaOperatorTest {
             assertThat(replicated.queryLong("SELECT count() FROM system.parts WHERE database || '.' || table = '" + table
                     + "' AND active AND name NOT IN (SELECT name FROM system.zookeeper WHERE path = '" + zkPath
                     + "/replicas/r1/parts')")).as("active parts ZooKeeper does not know").isZero();
-            // the table takes INSERTs again, and the operator finds nothing more to do
+            // the table takes INSERTs again once its replica is back in ZooKeeper (read-only for a moment after the attach)
+            Await.until("the replica writable after the attach", Duration.ofMinutes(1), () -> replicated.queryLong(
+                    "SELECT is_readonly FROM system.replicas WHERE database || '.' || table = '" + table + "'") == 0);
             replicated.execute("INSERT INTO " + table + " SELECT number + 10000 FROM system.numbers LIMIT 1000");
             assertThat(replicated.queryLong("SELECT count() FROM " + table)).isEqualTo(11_000);
         }
