@@ -56,7 +56,7 @@ public final class Torture {
             try {
                 List<String> rows = t.server().queryLines("SELECT id, _sluice_partition, _sluice_offset, _part FROM " + t.name()
                         + " WHERE id IN (SELECT id FROM " + t.name() + " GROUP BY id HAVING count() > 1)"
-                        + " ORDER BY _sluice_partition, _sluice_offset, _part FORMAT TabSeparated");
+                        + " ORDER BY _sluice_partition, _sluice_offset, _part");
                 if (!rows.isEmpty()) {
                     Path file = config.runDir().resolve("duplicates-" + t.strategy() + ".tsv");
                     Files.write(file, rows, StandardCharsets.UTF_8);
