@@ -25,7 +25,8 @@ import java.util.Locale;
  *     io.sluice.bench.scenario.BurstAbDriver PARTITIONS BURSTS WARMUP_BURSTS LABEL:SUBSCRIBER_THREADS:JOURNAL_THREADS[:m|j|mj] ...
  * e.g. ... BurstAbDriver 1 200 200 dedicated:4:2 shared:0:4
  * </pre>
- * {@code m}/{@code j} select the memory-only and/or the journaled topic (default both). Not part of the report:
+ * {@code m}/{@code j} select the memory-only and/or the journaled topic (default both).
+ * {@code -Dsluice.bench.wait=YIELDING} (or BUSY_SPIN, BLOCKING) sets the wait strategy of every broker and raw ring (default SLEEPING). Not part of the report:
  * {@code bin/sluice-bench event-bus} is; docs/benchmarks.md (issue 22, item 16) gives the runs made with this.
  */
 public final class BurstAbDriver {
@@ -43,6 +44,7 @@ public final class BurstAbDriver {
         int partitions = Integer.parseInt(args[0]);
         int bursts = Integer.parseInt(args[1]);
         int warmups = Integer.parseInt(args[2]);
+        WaitStrategyType wait = WaitStrategyType.valueOf(System.getProperty("sluice.bench.wait", "SLEEPING"));
         byte[][] payloads = TradeMessages.messages(BURST);
         LatencyProbe probe = new LatencyProbe(BURST, partitions);
         List<String> names = new ArrayList<>();
@@ -56,7 +58,7 @@ public final class BurstAbDriver {
                 dirs.add(dir);
                 Broker broker = Broker.open(BrokerConfig.builder(dir.resolve("broker")).ringSize(RING_SIZE)
                         .subscriberThreads(Integer.parseInt(f[1])).journalThreads(Integer.parseInt(f[2]))
-                        .waitStrategy(WaitStrategyType.SLEEPING).build());
+                        .waitStrategy(wait).build());
                 brokers.add(broker);
                 String topics = f.length > 3 ? f[3] : "mj";
                 if (topics.contains("m")) {
@@ -69,9 +71,9 @@ public final class BurstAbDriver {
                 }
             }
             names.add("raw ring (single producer)");
-            buses.add(new RawBus(partitions, RING_SIZE, WaitStrategyType.SLEEPING, payloads, probe, false));
+            buses.add(new RawBus(partitions, RING_SIZE, wait, payloads, probe, false));
             names.add("raw ring (multi-producer)");
-            buses.add(new RawBus(partitions, RING_SIZE, WaitStrategyType.SLEEPING, payloads, probe, true));
+            buses.add(new RawBus(partitions, RING_SIZE, wait, payloads, probe, true));
             run(buses, names, probe, bursts, warmups);
         } finally {
             for (BusUnderTest bus : buses) {
