@@ -57,7 +57,8 @@ class FaultInjectionSuiteTest {
                 .withLoad(2, 100, 2)
                 .withKafkaMembers(2)
                 // usually settled in seconds; after a 319 that left a part unregistered in ZooKeeper, the replicated
-                // pipeline waits until ClickHouse 18.16 removes that part (about 5 minutes) before sending it again
+                // pipeline waits until that part is gone before sending it again: the settle's ReplicaOperator
+                // detaches and attaches the table once the part stayed unregistered for 30 s (18.16 does not drop it)
                 .withSettle(Duration.ofSeconds(420));
         List<FaultKind> kinds = new ArrayList<>();
         Report report = Torture.run(config, System.out, kinds);
