@@ -1,5 +1,7 @@
 package io.sluice.core;
 
+import java.util.List;
+
 /**
  * A flyweight over one journaled event on a partition ring, valid only during
  * {@link EventSubscriber#onEvent(EventView, boolean)}: copy what you keep.
@@ -23,6 +25,9 @@ public interface EventView {
     byte[] valueBuffer();
 
     int valueLength();
+
+    /** The event's headers (decoded on each call for an event of a producer batch: keep the list if you need it twice). */
+    List<Header> headers();
 
     /**
      * System.nanoTime() when the producer published it, for the events Sluice samples for its own latency metrics

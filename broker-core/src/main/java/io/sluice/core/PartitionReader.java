@@ -29,6 +29,16 @@ public interface PartitionReader extends AutoCloseable {
     int read(int maxRecords, int maxBytes, Consumer<ConsumerRecord> sink);
 
     /**
+     * Reads as {@link #read} does, allocating nothing per record: each record goes to {@code sink} as an
+     * {@link EventView} that is valid only during the call and is reused for the next record (its key and value are
+     * copied into buffers this reader owns, as a Chronicle tailer reads into a buffer; copy what you keep). Its
+     * {@link EventView#publishNanos()} is 0. For scans that look at each record once: replays, exports, checksums.
+     *
+     * @return the number of records read; 0 when the reader is at the end
+     */
+    int readViews(int maxRecords, int maxBytes, Consumer<? super EventView> sink);
+
+    /**
      * Copies whole stored record batches (Kafka RecordBatch v2, byte for byte as the journal holds them; see
      * docs/journal-format.md) into {@code sink}, starting with the batch that holds {@link #position()}: that first
      * batch may begin before the position, and the reader of the bytes skips the records before it. Always copies

@@ -209,6 +209,11 @@ public final class RecordBatchReader {
     /** Decodes the next record ({@link #advance}) and returns it with copies of its key, value and headers. */
     public ConsumerRecord next(String topic, int partition) {
         advance();
+        return current(topic, partition);
+    }
+
+    /** The record {@link #advance} decoded last, with copies of its key, value and headers. */
+    public ConsumerRecord current(String topic, int partition) {
         byte[] key = null;
         if (keyLength >= 0) {
             key = new byte[keyLength];

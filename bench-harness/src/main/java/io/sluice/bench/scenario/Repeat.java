@@ -44,6 +44,33 @@ final class Repeat {
     record Pair(List<Run> a, List<Run> b) {
     }
 
+    /**
+     * The measured runs of each system, the systems taking turns run by run ({@code systems[0]}, {@code systems[1]},
+     * ..., {@code systems[0]}, ...) after {@code warmups} turns whose runs are discarded. A null system (not available)
+     * is skipped and gets null runs.
+     */
+    static List<List<Run>> inTurns(BenchOptions o, int warmups, Measurement... systems) throws Exception {
+        for (int i = 0; i < warmups; i++) {
+            for (Measurement m : systems) {
+                if (m != null) {
+                    m.run();
+                }
+            }
+        }
+        List<List<Run>> runs = new ArrayList<>(systems.length);
+        for (Measurement m : systems) {
+            runs.add(m == null ? null : new ArrayList<>(o.iterations()));
+        }
+        for (int i = 0; i < o.iterations(); i++) {
+            for (int s = 0; s < systems.length; s++) {
+                if (systems[s] != null) {
+                    runs.get(s).add(measured(systems[s]));
+                }
+            }
+        }
+        return runs;
+    }
+
     /** {@link #runs} of {@code a} and {@code b} alternating; {@code a} may be null (system not available). */
     static Pair alternating(BenchOptions o, Measurement a, Measurement b) throws Exception {
         for (int i = 0; i < o.warmups(); i++) {

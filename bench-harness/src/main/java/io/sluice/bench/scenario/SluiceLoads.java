@@ -193,14 +193,18 @@ final class SluiceLoads {
         return new Run(expected, nanos, null);
     }
 
-    /** Sequential read of a whole partition through a {@link PartitionReader}. */
-    static Run sequentialRead(Broker broker, TopicPartition tp, long expected) {
+    /**
+     * Sequential read of a whole partition through a {@link PartitionReader}: {@link PartitionReader#readViews} (each
+     * record copied into the reader's reused buffers, as a raw tailer reads into a buffer) or, {@code records},
+     * {@link PartitionReader#read} (a {@code ConsumerRecord} with its own key and value arrays per record).
+     */
+    static Run sequentialRead(Broker broker, TopicPartition tp, long expected, boolean records) {
         try (PartitionReader reader = BrokerFront.of(broker).openReader(tp)) {
             reader.seek(broker.startOffset(tp));
             long[] n = {0};
             long start = System.nanoTime();
             while (n[0] < expected) {
-                int got = reader.read(500, 1 << 20, r -> n[0]++);
+                int got = records ? reader.read(500, 1 << 20, r -> n[0]++) : reader.readViews(500, 1 << 20, v -> n[0]++);
                 if (got == 0) {
                     throw new IllegalStateException("read " + n[0] + " of " + expected + " records");
                 }

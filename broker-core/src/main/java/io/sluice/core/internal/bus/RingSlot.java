@@ -133,6 +133,7 @@ public final class RingSlot implements EventView {
         return new byte[Math.max(needed, 64)];
     }
 
+    @Override
     public List<Header> headers() {
         return headers;
     }

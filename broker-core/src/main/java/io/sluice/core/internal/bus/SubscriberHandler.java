@@ -46,8 +46,8 @@ final class SubscriberHandler implements EventHandler<RingSlot> {
         }
         batchView.open(slot);
         while (batchView.hasNext() && !stopped) {
-            batchView.next();
-            deliver(batchView, endOfBatch && !batchView.hasNext());
+            EventView event = batchView.next();
+            deliver(event, endOfBatch && !batchView.hasNext());
         }
     }
 

@@ -1,9 +1,11 @@
 package io.sluice.core.internal.journal;
 
 import io.sluice.core.ConsumerRecord;
+import io.sluice.core.EventView;
 import io.sluice.core.PartitionReader;
 import io.sluice.core.SluiceException;
 import io.sluice.core.TopicPartition;
+import io.sluice.core.internal.RecordView;
 import io.sluice.records.MalformedBatchException;
 import io.sluice.records.RecordBatch;
 import io.sluice.records.RecordBatchReader;
@@ -33,6 +35,8 @@ public final class JournalReader implements PartitionReader {
     private final StoredBatch stored = new StoredBatch();
     /** where records start in batches read lately: a read by offset walks at most a few of a batch's records */
     private final RecordPositions positions = new RecordPositions();
+    /** what {@link #readViews} hands over: its buffers grow to the largest record read (at most maxEventSize) */
+    private final RecordView view = new RecordView();
     private boolean closed;
     /**
      * False once a direct buffer refused to give its address: on JDK 22+ a buffer derived from a shared memory
@@ -85,6 +89,27 @@ public final class JournalReader implements PartitionReader {
      */
     @Override
     public int read(int maxRecords, int maxBytes, Consumer<ConsumerRecord> sink) {
+        TopicPartition tp = journal.partition();
+        return read(maxRecords, maxBytes, () -> sink.accept(cursor.current(tp.topic(), tp.partition())));
+    }
+
+    /** As {@link #read}, each record handed over as {@link #view}, a copy into buffers this reader reuses. */
+    @Override
+    public int readViews(int maxRecords, int maxBytes, Consumer<? super EventView> sink) {
+        TopicPartition tp = journal.partition();
+        return read(maxRecords, maxBytes, () -> {
+            view.load(tp.topic(), tp.partition(), position, 0, cursor);
+            sink.accept(view);
+        });
+    }
+
+    /** The record {@link #cursor} decoded last, at {@link #position}, to the caller's sink. */
+    @FunctionalInterface
+    private interface Delivery {
+        void deliver();
+    }
+
+    private int read(int maxRecords, int maxBytes, Delivery delivery) {
         long end = readableEnd();
         if (position >= end) {
             return 0;
@@ -126,19 +151,18 @@ public final class JournalReader implements PartitionReader {
                         throw journal.corrupt(position, e.getMessage());
                     }
                     while (cursor.hasNext() && count < maxRecords && position < end && (count == 0 || bytes < maxBytes)) {
-                        ConsumerRecord record;
                         try {
-                            record = cursor.next(tp.topic(), tp.partition());
+                            cursor.advance();
                         } catch (MalformedBatchException e) {
                             positioned = false;
                             throw journal.corrupt(position, e.getMessage());
                         }
-                        if (record.offset() != position) {
+                        if (cursor.offset() != position) {
                             positioned = false;
-                            throw journal.corrupt(position, "the record there has offset " + record.offset());
+                            throw journal.corrupt(position, "the record there has offset " + cursor.offset());
                         }
                         try {
-                            sink.accept(record);
+                            delivery.deliver();
                         } catch (RuntimeException e) {
                             positioned = false; // the tailer moves past this batch on close: find the position again
                             resumeIndex = -1;
@@ -146,7 +170,7 @@ public final class JournalReader implements PartitionReader {
                         }
                         position++;
                         count++;
-                        bytes += record.value().length + (record.key() == null ? 0 : record.key().length);
+                        bytes += cursor.valueLength() + Math.max(0, cursor.keyLength());
                     }
                     if (cursor.hasNext()) {
                         // stopped inside the batch: the tailer moves past it on close, so come back to it next time
