@@ -45,6 +45,12 @@ public final class EventBusScenario implements Scenario {
     private static final int BURST_WARMUP_FACTOR = 200;
     private static final int QUICK_BURST_WARMUP_FACTOR = 5;
     /**
+     * Measured bursts per cell: this × the --iterations option. A burst lasts a few ms and its P99 on 2 shared cores is
+     * bimodal, decided by where the scheduler puts the threads (docs/benchmarks.md, issue 22 item 17): a median of 5
+     * bursts moved by a third from one report to the next, for Sluice and the raw ring alike.
+     */
+    private static final int BURST_RUN_FACTOR = 5;
+    /**
      * As many journal threads as the 4P/4C baseline has consumer threads (a thread starts with its first stage), and
      * the subscribers on them ({@code subscriber.threads = 0}): a journaled partition's subscriber runs on its journal
      * writer's thread, right after it, as a raw ring's consumer runs on one thread; a memory-only partition's on the
@@ -95,6 +101,7 @@ public final class EventBusScenario implements Scenario {
         List<String> notes = new ArrayList<>();
         int burstWarmupFactor = o.quick() ? QUICK_BURST_WARMUP_FACTOR : BURST_WARMUP_FACTOR;
         int burstWarmups = o.warmups() * burstWarmupFactor;
+        int burstRuns = o.iterations() * (o.quick() ? 1 : BURST_RUN_FACTOR);
         String warmup = "Every system is warmed up by " + burstWarmups + " bursts before the measured ones (all three alike): "
                 + "a journaled burst writes ~60 journal documents, and Chronicle's per-document code reaches the JIT's "
                 + "optimizing compiler only after 100–200 bursts; with 5 it ran interpreted in the measured runs.";
@@ -112,7 +119,9 @@ public final class EventBusScenario implements Scenario {
                 + " events are sent in a tight loop; each event's intended time is just before its send. Sustained: "
                 + sustainedCount + " events paced at " + (int) RATE + "/s; intended time = start + i × 100 µs, so a "
                 + "stalled publisher is charged to every delayed event (coordinated-omission corrected).");
-        notes.add(burstWarmups + " burst / " + o.warmups() + " sustained warm-up run(s) and " + o.iterations() + " measured runs per cell, the columns taking "
+        notes.add(burstWarmups + " burst / " + o.warmups() + " sustained warm-up run(s) and " + burstRuns + " burst / "
+                + o.iterations() + " sustained measured runs per cell (a burst lasts a few ms, and its P99 on 2 shared cores "
+                + "depends on where the scheduler puts the threads: more bursts steady the median), the columns taking "
                 + "turns run by run (memory-only, journaled, raw, memory-only, …; the three systems stay open together); every "
                 + "run delivers exactly the events it sent, each id once (the run fails otherwise), so loss and duplicates are 0.");
         notes.add(CpuRows.WHAT + " Here the publisher is the benchmark's main thread (Sluice's `tryPublish` runs on it; "
@@ -141,8 +150,8 @@ public final class EventBusScenario implements Scenario {
                          SluiceBus journaled = broker == null ? null : new SluiceBus(broker, "bus-" + partitions + "p", partitions, true, payloads, probe, Acks.JOURNAL);
                          RawBus raw = new RawBus(partitions, RING_SIZE, o.waitStrategy(), payloads, probe)) {
                         List<BusUnderTest> buses = java.util.Arrays.asList(mem, journaled, raw);
-                        List<Runs> burst = alternating(o, burstWarmupFactor, BURST, buses, bus -> burst(bus, probe, BURST));
-                        List<Runs> sustained = alternating(o, 1, sustainedCount, buses, bus -> sustained(bus, probe, sustainedCount));
+                        List<Runs> burst = alternating(o, burstWarmupFactor, burstRuns, BURST, buses, bus -> burst(bus, probe, BURST));
+                        List<Runs> sustained = alternating(o, 1, o.iterations(), sustainedCount, buses, bus -> sustained(bus, probe, sustainedCount));
                         if (broker != null) {
                             check(mem);
                             check(journaled);
@@ -227,7 +236,7 @@ public final class EventBusScenario implements Scenario {
      * of its {@code events}. The
      * systems take turns run by run (A, B, C, A, B, C, …); a null system (not in this build) gives null runs.
      */
-    private static List<Runs> alternating(BenchOptions o, int warmupFactor, int events, List<BusUnderTest> systems,
+    private static List<Runs> alternating(BenchOptions o, int warmupFactor, int iterations, int events, List<BusUnderTest> systems,
                                           OneRun run) throws Exception {
         for (int i = 0; i < o.warmups() * warmupFactor; i++) {
             for (BusUnderTest bus : systems) {
@@ -242,7 +251,7 @@ public final class EventBusScenario implements Scenario {
             measured.add(new ArrayList<>());
             cpu.add(new ArrayList<>());
         }
-        for (int i = 0; i < o.iterations(); i++) {
+        for (int i = 0; i < iterations; i++) {
             for (int s = 0; s < systems.size(); s++) {
                 if (systems.get(s) == null) {
                     continue;

@@ -7,6 +7,9 @@ import org.HdrHistogram.SingleWriterRecorder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 /**
  * Runs a user {@link EventSubscriber} on one of the broker's subscriber threads; its failures are counted and logged,
  * never fatal. Once {@link #stop() stopped} (its subscription closed, perhaps from its own callback in the middle of
@@ -20,8 +23,24 @@ final class SubscriberHandler implements EventHandler<RingSlot> {
     private final SingleWriterRecorder journalToSubscriber;
     private final boolean journaled;
     private final BatchEventView batchView = new BatchEventView();
-    private volatile long delivered;
-    private volatile long failures;
+    /**
+     * Single-writer counters (the subscriber's thread), published with a release store and read with an acquire load by
+     * the metrics: a volatile {@code ++} cost a full fence per event on the subscriber's thread.
+     */
+    private long delivered;
+    private long failures;
+    private static final VarHandle DELIVERED;
+    private static final VarHandle FAILURES;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            DELIVERED = lookup.findVarHandle(SubscriberHandler.class, "delivered", long.class);
+            FAILURES = lookup.findVarHandle(SubscriberHandler.class, "failures", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     private volatile boolean stopped;
 
     SubscriberHandler(String name, EventSubscriber subscriber, SingleWriterRecorder journalToSubscriber, boolean journaled) {
@@ -52,13 +71,14 @@ final class SubscriberHandler implements EventHandler<RingSlot> {
     }
 
     private void deliver(EventView event, boolean endOfBatch) {
-        delivered++;
+        DELIVERED.setRelease(this, delivered + 1);
         try {
             subscriber.onEvent(event, endOfBatch);
         } catch (Throwable t) {
-            failures++;
-            if (failures == 1 || failures % 1000 == 0) {
-                LOG.error("subscriber '{}' failed on {}-{} ({} failures so far)", name, event.topic(), event.partition(), failures, t);
+            long failed = failures + 1;
+            FAILURES.setRelease(this, failed);
+            if (failed == 1 || failed % 1000 == 0) {
+                LOG.error("subscriber '{}' failed on {}-{} ({} failures so far)", name, event.topic(), event.partition(), failed, t);
             }
         }
     }
@@ -67,11 +87,13 @@ final class SubscriberHandler implements EventHandler<RingSlot> {
         stopped = true;
     }
 
+    /** Any thread. */
     long delivered() {
-        return delivered;
+        return (long) DELIVERED.getAcquire(this);
     }
 
+    /** Any thread. */
     long failures() {
-        return failures;
+        return (long) FAILURES.getAcquire(this);
     }
 }
