@@ -1,6 +1,5 @@
 package io.sluice.kafka.internal;
 
-import io.sluice.core.ConsumerRecord;
 import io.sluice.core.PartitionReader;
 import io.sluice.core.SluiceException;
 import io.sluice.core.TopicPartition;
@@ -92,7 +91,7 @@ final class ListOffsetsHandler implements ApiHandler {
         try (PartitionReader reader = context.front().openReader(tp)) {
             reader.seek(offset);
             long[] ts = {-1};
-            reader.read(1, 1, (ConsumerRecord r) -> ts[0] = r.timestamp());
+            reader.readViews(1, 1, r -> ts[0] = r.timestamp()); // no copy of the record kept: only its timestamp is needed
             return ts[0];
         }
     }
