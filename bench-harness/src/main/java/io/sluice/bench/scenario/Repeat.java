@@ -73,7 +73,12 @@ final class Repeat {
 
     /** {@link #runs} of {@code a} and {@code b} alternating; {@code a} may be null (system not available). */
     static Pair alternating(BenchOptions o, Measurement a, Measurement b) throws Exception {
-        for (int i = 0; i < o.warmups(); i++) {
+        return alternating(o, o.warmups(), a, b);
+    }
+
+    /** As {@link #alternating(BenchOptions, Measurement, Measurement)} with {@code warmups} turns of warm-up. */
+    static Pair alternating(BenchOptions o, int warmups, Measurement a, Measurement b) throws Exception {
+        for (int i = 0; i < warmups; i++) {
             if (a != null) {
                 a.run();
             }

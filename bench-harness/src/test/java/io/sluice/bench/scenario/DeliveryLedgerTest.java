@@ -1,8 +1,11 @@
 package io.sluice.bench.scenario;
 
+import io.sluice.core.ConsumerRecord;
 import io.sluice.core.TopicPartition;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -43,15 +46,37 @@ class DeliveryLedgerTest {
 
     @Test
     void aGroupRedeliveryIsCountedApartAndARecordNeverSentIsRefused() {
-        DistinctOffsets seen = new DistinctOffsets(Map.of(new TopicPartition("t", 0), new long[]{100, 200},
+        DeliveredRanges seen = new DeliveredRanges(Map.of(new TopicPartition("t", 0), new long[]{100, 200},
                 new TopicPartition("t", 1), new long[]{0, 65}));
-        seen.add(0, 100);
-        seen.add(0, 199);
-        seen.add(1, 64);
-        seen.add(0, 100);
-        assertThat(seen.distinct()).isEqualTo(3);
-        assertThat(seen.redelivered()).isEqualTo(1);
-        assertThatThrownBy(() -> seen.add(0, 200)).hasMessageContaining("was not sent");
-        assertThatThrownBy(() -> seen.add(2, 0)).hasMessageContaining("was not sent");
+        DeliveredRanges.Member a = seen.member();
+        DeliveredRanges.Member b = seen.member();
+        assertThat(a.polled(records(0, 100, 150))).isFalse();
+        assertThat(b.polled(records(1, 0, 65))).isFalse();
+        assertThat(seen.reachedTheEnd()).isFalse();
+        assertThat(b.polled(records(0, 140, 200))).isTrue(); // after a rebalance: 140..149 again
+        assertThat(seen.reachedTheEnd()).isTrue();
+        seen.verify();
+        assertThat(seen.redelivered()).isEqualTo(10);
+        assertThatThrownBy(() -> a.polled(records(0, 200, 201))).hasMessageContaining("were not sent");
+        assertThatThrownBy(() -> a.polled(records(2, 0, 1))).hasMessageContaining("were not sent");
+    }
+
+    @Test
+    void anOffsetNoMemberDeliveredFailsTheRunThoughTheEndWasReached() {
+        DeliveredRanges seen = new DeliveredRanges(Map.of(new TopicPartition("t", 0), new long[]{0, 100}));
+        DeliveredRanges.Member a = seen.member();
+        a.polled(records(0, 0, 40));
+        a.polled(records(0, 41, 100));
+        assertThat(seen.reachedTheEnd()).isTrue();
+        assertThatThrownBy(seen::verify).hasMessageContaining("partition 0 offsets 40..40 were never delivered");
+    }
+
+    /** Records of partition {@code p}, offsets [from, to). */
+    private static List<ConsumerRecord> records(int p, long from, long to) {
+        List<ConsumerRecord> out = new ArrayList<>();
+        for (long o = from; o < to; o++) {
+            out.add(new ConsumerRecord("t", p, o, 0L, null, new byte[0], List.of()));
+        }
+        return out;
     }
 }
