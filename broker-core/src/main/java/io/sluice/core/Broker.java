@@ -80,6 +80,16 @@ public interface Broker extends AutoCloseable {
     /** Adds a live subscriber to every partition ring of the topic, after the journal writer. */
     Subscription subscribe(String topic, String name, EventSubscriber subscriber);
 
+    /**
+     * Opens a cursor over one partition's journal, positioned at its start offset, for a reader that keeps its own
+     * position (a replay, an export, a check): {@link PartitionReader#readViews} reads it allocating nothing per record.
+     * Single-threaded; close it when done.
+     *
+     * @throws SluiceException.UnknownTopicException for an unknown topic or partition
+     * @throws SluiceException.InvalidConfigException for a memory-only topic (it has no journal to read)
+     */
+    PartitionReader openReader(TopicPartition partition);
+
     /** The first retained offset of a partition. */
     long startOffset(TopicPartition partition);
 

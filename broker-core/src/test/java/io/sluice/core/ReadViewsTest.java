@@ -81,8 +81,8 @@ class ReadViewsTest {
         long end = write();
         assertThat(end).isEqualTo(25);
         Map<EventView, Boolean> views = new IdentityHashMap<>();
-        try (PartitionReader records = BrokerFront.of(broker).openReader(tp);
-             PartitionReader viewed = BrokerFront.of(broker).openReader(tp)) {
+        try (PartitionReader records = broker.openReader(tp);
+             PartitionReader viewed = broker.openReader(tp)) {
             for (long start = 0; start < end; start++) {
                 for (int[] bound : new int[][]{{1, 1 << 20}, {3, 1 << 20}, {1000, 20}, {1000, 1 << 20}}) {
                     records.seek(start);
@@ -111,7 +111,7 @@ class ReadViewsTest {
     void theBatchRecordsCarryTheirKeysHeadersAndTimestamps() throws Exception {
         write();
         List<Seen> got = new ArrayList<>();
-        try (PartitionReader reader = BrokerFront.of(broker).openReader(tp)) {
+        try (PartitionReader reader = broker.openReader(tp)) {
             reader.seek(11);
             reader.readViews(1, 1 << 20, v -> got.add(Seen.of(v)));
         }
@@ -121,7 +121,7 @@ class ReadViewsTest {
     @Test
     void aSinkThatThrowsLeavesTheReaderOnThatRecord() throws Exception {
         write();
-        try (PartitionReader reader = BrokerFront.of(broker).openReader(tp)) {
+        try (PartitionReader reader = broker.openReader(tp)) {
             reader.seek(12);
             List<Long> before = new ArrayList<>();
             assertThatThrownBy(() -> reader.readViews(100, 1 << 20, v -> {

@@ -212,7 +212,7 @@ final class SluiceLoads {
      * {@link PartitionReader#read} (a {@code ConsumerRecord} with its own key and value arrays per record).
      */
     static Run sequentialRead(Broker broker, TopicPartition tp, long expected, boolean records) {
-        try (PartitionReader reader = BrokerFront.of(broker).openReader(tp)) {
+        try (PartitionReader reader = broker.openReader(tp)) {
             reader.seek(broker.startOffset(tp));
             long[] n = {0};
             long start = System.nanoTime();
