@@ -78,21 +78,8 @@ final class Repeat {
 
     /** As {@link #alternating(BenchOptions, Measurement, Measurement)} with {@code warmups} turns of warm-up. */
     static Pair alternating(BenchOptions o, int warmups, Measurement a, Measurement b) throws Exception {
-        for (int i = 0; i < warmups; i++) {
-            if (a != null) {
-                a.run();
-            }
-            b.run();
-        }
-        List<Run> as = a == null ? null : new ArrayList<>(o.iterations());
-        List<Run> bs = new ArrayList<>(o.iterations());
-        for (int i = 0; i < o.iterations(); i++) {
-            if (a != null) {
-                as.add(measured(a));
-            }
-            bs.add(measured(b));
-        }
-        return new Pair(as, bs);
+        List<List<Run>> runs = inTurns(o, warmups, a, b);
+        return new Pair(runs.get(0), runs.get(1));
     }
 
     /** Null when the runs are null (system not available). */

@@ -132,12 +132,16 @@ final class SluiceLoads {
 
     /**
      * {@code members} consumers of one new group share the topic's partitions and read its {@code expected} records,
-     * from the earliest offset, until every one of them arrived at least once. Timed from the moment every member has
-     * subscribed, so group joins and rebalances are included; records redelivered after a rebalance are counted apart
+     * from the earliest offset, until every one of them arrived at least once ({@link DeliveredRanges}). The run is
+     * timed from the moment every member has subscribed, so group joins and rebalances are included, to the poll that
+     * delivered the end of the last partition; {@code afterJoinNanos} gets the same run timed from the first poll that
+     * returned records (the group's first join left out, as Kafka's {@code ConsumerPerformance} leaves it out of
+     * {@code fetch.nMsg.sec}; later rebalances stay in). Records redelivered after a rebalance are counted apart
      * (passed to {@code redelivered}) and not in the rate.
      */
     static Run groupConsume(Broker broker, String topic, String group, int members, long expected,
-                            java.util.function.LongConsumer redelivered, java.util.function.LongConsumer afterJoinNanos) throws Exception {
+                            java.util.function.LongConsumer redelivered,
+                            java.util.function.LongConsumer afterJoinNanos) throws Exception {
         java.util.Map<TopicPartition, long[]> ranges = new java.util.HashMap<>();
         long total = 0;
         for (TopicPartition tp : broker.partitionsOf(topic)) {
@@ -150,10 +154,8 @@ final class SluiceLoads {
             throw new IllegalStateException("topic " + topic + " holds " + total + " records, " + expected + " expected");
         }
         DeliveredRanges seen = new DeliveredRanges(ranges);
-        // the run ends when the group has delivered the end of every partition, read by the member whose poll did it
-        // (no waiter's poll interval in the figure; whether no offset was skipped is checked after the run); afterJoinNanos gets the time from the first poll that returned records (the group's
-        // first join before it, as Kafka's ConsumerPerformance leaves its join out of fetch.nMsg.sec; later rebalances
-        // are inside it)
+        // the clock is read by the member whose poll delivered the end of the last partition, not by a waiter with a
+        // poll interval; whether no offset was skipped is checked after the run
         AtomicLong firstRecord = new AtomicLong();
         AtomicLong lastRecord = new AtomicLong();
         CountDownLatch subscribed = new CountDownLatch(members);
