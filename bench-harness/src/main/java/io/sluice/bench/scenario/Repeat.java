@@ -23,14 +23,7 @@ final class Repeat {
     }
 
     static List<Run> runs(BenchOptions o, Measurement m) throws Exception {
-        for (int i = 0; i < o.warmups(); i++) {
-            m.run();
-        }
-        List<Run> measured = new ArrayList<>(o.iterations());
-        for (int i = 0; i < o.iterations(); i++) {
-            measured.add(measured(m));
-        }
-        return measured;
+        return inTurns(o, o.warmups(), m).get(0);
     }
 
     /** One measured run with the process CPU time it took (everything {@code m.run()} does, set-up included). */

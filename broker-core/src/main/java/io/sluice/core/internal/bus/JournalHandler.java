@@ -12,9 +12,6 @@ import org.HdrHistogram.SingleWriterRecorder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-
 /**
  * The single writer of a partition journal. A batch slot (a producer's record batch, {@link RingSlot#isBatch()})
  * becomes a journal document of its own, its bytes unchanged but the base offset. Single events it coalesces: what the ring hands over in one Disruptor batch into one
@@ -35,18 +32,9 @@ final class JournalHandler implements EventHandler<RingSlot> {
     private final PartitionJournal journal;
     private final RingBuffer<RingSlot> ring;
     private final SingleWriterRecorder publishToJournal;
-    /** Single-writer counters (the journal thread), release-stored, acquire-loaded by the metrics: no fence per event. */
-    private long journaled;
+    /** Single-writer counter (the journal thread), a Disruptor {@link Sequence}: release store, acquire load, no fence per event. */
+    private final Sequence journaled = new Sequence(0);
     private volatile long errors;
-    private static final VarHandle JOURNALED;
-
-    static {
-        try {
-            JOURNALED = MethodHandles.lookup().findVarHandle(JournalHandler.class, "journaled", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
     private final Wakers subscribers;
     private final int maxBatchBytes;
     private long batchStart = -1;
@@ -142,7 +130,7 @@ final class JournalHandler implements EventHandler<RingSlot> {
         long now = System.nanoTime();
         slot.journalNanos = now;
         record(slot, now);
-        JOURNALED.setRelease(this, journaled + slot.batchCount);
+        journaled.set(journaled.get() + slot.batchCount);
         if (slot.acks == Acks.SYNC) {
             syncPending = true;
         } else {
@@ -173,7 +161,7 @@ final class JournalHandler implements EventHandler<RingSlot> {
             }
             slot.journalNanos = now;
             record(slot, now);
-            JOURNALED.setRelease(this, journaled + 1);
+            journaled.set(journaled.get() + 1);
             if (slot.acks == Acks.SYNC) {
                 syncPending = true;
             } else {
@@ -247,7 +235,7 @@ final class JournalHandler implements EventHandler<RingSlot> {
     }
 
     long journaled() {
-        return (long) JOURNALED.getAcquire(this);
+        return journaled.get();
     }
 
     long errors() {

@@ -1,14 +1,12 @@
 package io.sluice.core.internal.bus;
 
 import com.lmax.disruptor.EventHandler;
+import com.lmax.disruptor.Sequence;
 import io.sluice.core.EventSubscriber;
 import io.sluice.core.EventView;
 import org.HdrHistogram.SingleWriterRecorder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 
 /**
  * Runs a user {@link EventSubscriber} on one of the broker's subscriber threads; its failures are counted and logged,
@@ -24,23 +22,11 @@ final class SubscriberHandler implements EventHandler<RingSlot> {
     private final boolean journaled;
     private final BatchEventView batchView = new BatchEventView();
     /**
-     * Single-writer counters (the subscriber's thread), published with a release store and read with an acquire load by
-     * the metrics: a volatile {@code ++} cost a full fence per event on the subscriber's thread.
+     * Single-writer counters (the subscriber's thread), Disruptor {@link Sequence}s: a release store to publish, an
+     * acquire load to read, padded. A volatile {@code ++} cost a full fence per event on the subscriber's thread.
      */
-    private long delivered;
-    private long failures;
-    private static final VarHandle DELIVERED;
-    private static final VarHandle FAILURES;
-
-    static {
-        try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            DELIVERED = lookup.findVarHandle(SubscriberHandler.class, "delivered", long.class);
-            FAILURES = lookup.findVarHandle(SubscriberHandler.class, "failures", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private final Sequence delivered = new Sequence(0);
+    private final Sequence failures = new Sequence(0);
     private volatile boolean stopped;
 
     SubscriberHandler(String name, EventSubscriber subscriber, SingleWriterRecorder journalToSubscriber, boolean journaled) {
@@ -71,12 +57,12 @@ final class SubscriberHandler implements EventHandler<RingSlot> {
     }
 
     private void deliver(EventView event, boolean endOfBatch) {
-        DELIVERED.setRelease(this, delivered + 1);
+        delivered.set(delivered.get() + 1);
         try {
             subscriber.onEvent(event, endOfBatch);
         } catch (Throwable t) {
-            long failed = failures + 1;
-            FAILURES.setRelease(this, failed);
+            long failed = failures.get() + 1;
+            failures.set(failed);
             if (failed == 1 || failed % 1000 == 0) {
                 LOG.error("subscriber '{}' failed on {}-{} ({} failures so far)", name, event.topic(), event.partition(), failed, t);
             }
@@ -89,11 +75,11 @@ final class SubscriberHandler implements EventHandler<RingSlot> {
 
     /** Any thread. */
     long delivered() {
-        return (long) DELIVERED.getAcquire(this);
+        return delivered.get();
     }
 
     /** Any thread. */
     long failures() {
-        return (long) FAILURES.getAcquire(this);
+        return failures.get();
     }
 }
