@@ -12,7 +12,6 @@ import io.sluice.core.Producer;
 import io.sluice.core.ProducerRecord;
 import io.sluice.core.SendCallback;
 import io.sluice.core.TopicPartition;
-import io.sluice.core.internal.BrokerFront;
 import org.HdrHistogram.Histogram;
 
 import java.time.Duration;
@@ -232,9 +231,12 @@ final class SluiceLoads {
         }
     }
 
-    /** {@code reads} random single-record reads (seek + read) within the partition. */
+    /**
+     * {@code reads} random single-record reads (seek + {@link PartitionReader#readViews}, the record copied into the
+     * reader's reused buffers, as the raw side copies each excerpt into one reused array) within the partition.
+     */
     static Run randomRead(Broker broker, TopicPartition tp, int reads, long seed) {
-        try (PartitionReader reader = BrokerFront.of(broker).openReader(tp)) {
+        try (PartitionReader reader = broker.openReader(tp)) {
             long first = broker.startOffset(tp);
             long end = broker.endOffset(tp);
             SplittableRandom random = new SplittableRandom(seed);
@@ -245,7 +247,7 @@ final class SluiceLoads {
                 long offset = random.nextLong(first, end);
                 long t0 = System.nanoTime();
                 reader.seek(offset);
-                reader.read(1, 1 << 20, r -> got[0]++);
+                reader.readViews(1, 1 << 20, v -> got[0]++);
                 Latency.record(h, System.nanoTime() - t0);
             }
             if (got[0] != reads) {

@@ -47,7 +47,10 @@ public final class StreamProcessorScenario implements Scenario {
     /**
      * Turns of the three sequential reads (Sluice's two, plain Chronicle's) before the measured ones: Sluice's record
      * decoding reaches the JIT's optimizing compiler only after ~10 reads of the partition (with one warm-up its rows
-     * measured the interpreter: 0.5-2.8 M msg/s against ~5 M warm), plain Chronicle's loop after fewer.
+     * measured the interpreter: 0.5-2.8 M msg/s against ~5 M warm), plain Chronicle's loop after fewer. The random
+     * reads take as many turns: the offset lookup ({@code PartitionJournal.documentIndexOf}) and the read loop were
+     * compiled, trapped and recompiled by C2 over the first ~80,000 reads (P50 2.3-3.7 µs, then 1.4 µs against the
+     * plain tailer's 1.2 µs).
      */
     private static final int READ_WARMUPS = 20;
     /**
@@ -96,7 +99,8 @@ public final class StreamProcessorScenario implements Scenario {
         notes.add("Data rates are MiB/s of payload, as in the reference (138,764 × 1 KiB = 135.5).");
         notes.add("Sequential reads (table 7): the three readers (Sluice's `readViews`, Sluice's `read`, the plain tailer) "
                 + "take turns, " + READ_WARMUPS + " turns of whole-partition reads unmeasured first (JIT warm-up; "
-                + "quick mode: the --warmups count), then the measured turns. Consumer groups (table 6): "
+                + "quick mode: the --warmups count), then the measured turns; the random reads (Sluice's `seek` + `readViews`, the tailer's `moveToIndex` + "
+                + "a copy into one reused array) as many turns of 10,000 reads. Consumer groups (table 6): "
                 + GROUP_WARMUPS + " warm-up turns per group size, for the same reason.");
         notes.add(CpuRows.WHAT + " Here the load generators (producer threads, consumers, network clients) run in the "
                 + "benchmark JVM, so their CPU is in every CPU row, Sluice's and the baseline's alike; the network rows hold "
@@ -460,7 +464,7 @@ public final class StreamProcessorScenario implements Scenario {
             sReadRecords = read.get(1);
             rRead = read.get(2);
             long[] seed = {1, 1};
-            Repeat.Pair random = Repeat.alternating(o, broker == null ? null : () -> SluiceLoads.randomRead(broker, tp, reads, seed[0]++),
+            Repeat.Pair random = Repeat.alternating(o, o.size(READ_WARMUPS, o.warmups()), broker == null ? null : () -> SluiceLoads.randomRead(broker, tp, reads, seed[0]++),
                     () -> RawLoads.randomRead(journal, indexes, reads, seed[1]++));
             sRandom = random.a();
             rRandom = random.b();

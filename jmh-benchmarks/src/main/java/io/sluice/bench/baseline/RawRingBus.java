@@ -54,7 +54,7 @@ public final class RawRingBus implements AutoCloseable {
                       IntFunction<SlotHandler> handlerForPartition) {
         for (int p = 0; p < partitions; p++) {
             RingBuffer<Slot> ring = RingBuffer.create(multiProducer ? ProducerType.MULTI : ProducerType.SINGLE,
-                    Slot::new, ringSize, DisruptorWait.of(wait));
+                    Slot::new, ringSize, DisruptorWait.of(wait, multiProducer));
             SlotHandler handler = handlerForPartition.apply(p);
             EventHandler<Slot> eh = (slot, seq, endOfBatch) -> handler.onSlot(slot.value, slot.length, slot.publishNanos, endOfBatch);
             BatchEventProcessor<Slot> processor = new BatchEventProcessorBuilder().build(ring, ring.newBarrier(), eh);

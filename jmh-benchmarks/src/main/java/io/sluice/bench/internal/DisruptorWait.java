@@ -20,11 +20,14 @@ public final class DisruptorWait {
     /**
      * A new strategy instance (strategies hold per-ring state: one per ring). Until issue 21 this switch was
      * broker-core's public {@code WaitStrategies}, a library class only the baselines used.
+     *
+     * @param multiProducer whether the ring's claim is a CAS of its cursor (multi-producer) or a plain store (single):
+     *                      a waking strategy on a single-producer ring fences before each signal ({@link WakingWaitStrategy})
      */
-    public static WaitStrategy of(WaitStrategyType type) {
+    public static WaitStrategy of(WaitStrategyType type, boolean multiProducer) {
         return switch (type) {
             case BLOCKING -> new BlockingWaitStrategy();
-            case SLEEPING -> new WakingWaitStrategy();
+            case SLEEPING -> new WakingWaitStrategy(!multiProducer);
             case YIELDING -> new YieldingWaitStrategy();
             case BUSY_SPIN -> new BusySpinWaitStrategy();
         };

@@ -5,6 +5,7 @@ import com.lmax.disruptor.Sequence;
 import com.lmax.disruptor.SequenceBarrier;
 import com.lmax.disruptor.WaitStrategy;
 
+import java.lang.invoke.VarHandle;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -25,8 +26,14 @@ import java.util.concurrent.locks.LockSupport;
  * When nobody is parked a signal is one volatile read, so publishing stays lock-free and cheap.
  *
  * <p>No lost wake-up: a waiter increments {@code sleepers} (a full fence) and then re-reads the sequence it waits for
- * before parking; a signaller advances that sequence (a CAS of the ring cursor, or a volatile set of the journal
- * writer's sequence) and then reads {@code sleepers}. One of the two sees the other's write.
+ * before parking; a signaller advances that sequence and then reads {@code sleepers}, with a full fence between the
+ * two. One of the two then sees the other's write. A multi-producer ring's claim is a CAS of its cursor (a full fence
+ * before the publish); a single-producer ring's publish is a release store of its cursor, which the read of
+ * {@code sleepers} after it may pass (x86 lets a load overtake an earlier store, and the JMM allows it), so the
+ * waiter could park after missing the publish and the signaller skip it: a lost wake-up, and no timer ends the park.
+ * A strategy for such a ring ({@code fenceBeforeSignal}) fences first, as the Disruptor's own waking strategies do
+ * ({@code BlockingWaitStrategy} signals under a lock). Until issue 22 the baselines' single-producer rings did not:
+ * their publish was about a third cheaper than it can be when waking is exact (docs/benchmarks.md, item 19).
  */
 final class WakingWaitStrategy implements WaitStrategy {
     /** {@code WakeableIdleStrategy.SPINS}: busy spins before yielding. */
@@ -36,6 +43,15 @@ final class WakingWaitStrategy implements WaitStrategy {
 
     private final AtomicInteger sleepers = new AtomicInteger();
     private final Set<Thread> parked = ConcurrentHashMap.newKeySet();
+    private final boolean fenceBeforeSignal;
+
+    /**
+     * @param fenceBeforeSignal true for a ring whose publish is not itself a full fence (a single-producer ring): each
+     *                          signal fences before it reads {@code sleepers}
+     */
+    WakingWaitStrategy(boolean fenceBeforeSignal) {
+        this.fenceBeforeSignal = fenceBeforeSignal;
+    }
 
     @Override
     public long waitFor(long sequence, Sequence cursor, Sequence dependentSequence, SequenceBarrier barrier)
@@ -73,6 +89,9 @@ final class WakingWaitStrategy implements WaitStrategy {
 
     @Override
     public void signalAllWhenBlocking() {
+        if (fenceBeforeSignal) {
+            VarHandle.fullFence();
+        }
         if (sleepers.get() != 0) {
             for (Thread t : parked) {
                 LockSupport.unpark(t);
