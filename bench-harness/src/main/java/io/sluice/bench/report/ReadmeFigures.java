@@ -54,7 +54,9 @@ public final class ReadmeFigures {
             new Pick("Redis Streams transport at 10× (57,080/s), P99", "redis-e2e", "10× the reference's best rate", "P99 latency"),
             new Pick("ingest: sync insert (01), writes/s (not HTTP requests)", "ingest-stages", "The reference's stage table", "01 sync insert throughput"),
             new Pick("ingest: coalescing, landed / RowBinary ceiling", "ingest-stages", "The reference's stage table", "03 coalescing landed / raw RowBinary ceiling"),
-            new Pick("ingest: worker pool, landed / RowBinary ceiling", "ingest-stages", "The reference's stage table", "05 worker pool landed / raw RowBinary ceiling"));
+            new Pick("ingest: worker pool, landed / RowBinary ceiling", "ingest-stages", "The reference's stage table", "05 worker pool landed / raw RowBinary ceiling"),
+            new Pick("ingest: journal (offset-range, exactly-once), landed / JSONEachRow ceiling (the format it sends)", "ingest-stages",
+                    "The reference's stage table", "06 journal (Sluice) landed / raw JSONEachRow ceiling (the format it sends)"));
 
     static final List<String> STAGES = List.of("01 sync insert", "02 async insert (fire-and-forget)", "03 coalescing",
             "04 Redis-stream buffer", "05 worker pool", "06 journal (Sluice)");
