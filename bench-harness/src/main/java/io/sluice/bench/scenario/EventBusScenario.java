@@ -114,6 +114,8 @@ public final class EventBusScenario implements Scenario {
                 + "writer on that writer's thread, a memory-only partition's on the least loaded one, so in 4P/4C each "
                 + "partition has a thread, as the baseline runs one consumer thread per partition. " + warmup + " Baseline: raw Disruptor `RingBuffer` of " + RING_SIZE
                 + " slots per partition waiting the same way (`DisruptorWait.of`: same spins, yields and park), "
+                + "single-producer (one publishing thread, as here), its publish fenced before the wake-up check as exact "
+                + "waking needs (a multi-producer ring's claim, Sluice's included, is that fence), "
                 + "one `BatchEventProcessor` thread per partition, no journal.");
         notes.add("Latency = consumer's `System.nanoTime()` − the event's intended send time. Burst: all " + BURST
                 + " events are sent in a tight loop; each event's intended time is just before its send. Sustained: "
