@@ -23,7 +23,8 @@ import java.util.concurrent.locks.LockSupport;
  *       (subscribers of a journaled topic wait on the journal writer's sequence);</li>
  *   <li>{@code halt()}: the barrier's alert signals too.</li>
  * </ul>
- * When nobody is parked a signal is one volatile read, so publishing stays lock-free and cheap.
+ * When nobody is parked a signal is one volatile read (after a fence on a single-producer ring, below), so publishing
+ * stays lock-free.
  *
  * <p>No lost wake-up: a waiter increments {@code sleepers} (a full fence) and then re-reads the sequence it waits for
  * before parking; a signaller advances that sequence and then reads {@code sleepers}, with a full fence between the
