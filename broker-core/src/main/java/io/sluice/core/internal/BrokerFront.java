@@ -49,7 +49,10 @@ public interface BrokerFront {
      */
     long tryAppendBatch(TopicPartition partition, CheckedBatch batch, Acks acks, SendCallback callback);
 
-    /** A fetch cursor over one partition, positioned at its start offset. */
+    /**
+     * A fetch cursor over one partition, positioned at its start offset: {@link Broker#openReader}, declared here too so
+     * that a front's reads go through the one object it is given (and a test can put a failing front in its place).
+     */
     PartitionReader openReader(TopicPartition partition);
 
     /**

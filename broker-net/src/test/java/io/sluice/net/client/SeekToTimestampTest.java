@@ -13,7 +13,6 @@ import io.sluice.core.RecordMetadata;
 import io.sluice.core.SluiceException;
 import io.sluice.core.TopicConfig;
 import io.sluice.core.TopicPartition;
-import io.sluice.core.internal.BrokerFront;
 import io.sluice.net.protocol.ApiKey;
 import io.sluice.net.protocol.ListOffsets;
 import io.sluice.net.server.ServerStats;
@@ -95,7 +94,7 @@ class SeekToTimestampTest {
     /** The record counts of the journal's batches, one per read of the embedded reader with maxBytes 1. */
     private List<Integer> storedBatchSizes() {
         List<Integer> sizes = new ArrayList<>();
-        try (PartitionReader reader = BrokerFront.of(broker.broker).openReader(TP)) {
+        try (PartitionReader reader = broker.broker.openReader(TP)) {
             long before = reader.position();
             ByteBuffer[] copy = new ByteBuffer[1];
             while (reader.readBatches(1, length -> copy[0] = ByteBuffer.allocate(length)) > 0) {

@@ -7,7 +7,6 @@ import io.sluice.core.ConsumerRecord;
 import io.sluice.core.PartitionReader;
 import io.sluice.core.TopicPartition;
 
-import io.sluice.core.internal.BrokerFront;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -87,7 +86,7 @@ final class HttpTestSupport {
     /** Every record of the topic's partition, from its start. */
     static List<ConsumerRecord> readAll(Broker broker, String topic, int partition) {
         List<ConsumerRecord> out = new ArrayList<>();
-        try (PartitionReader reader = BrokerFront.of(broker).openReader(new TopicPartition(topic, partition))) {
+        try (PartitionReader reader = broker.openReader(new TopicPartition(topic, partition))) {
             while (reader.read(1000, 1 << 20, out::add) > 0) {
                 // keep reading until the end
             }

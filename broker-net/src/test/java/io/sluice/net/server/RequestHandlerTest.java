@@ -11,7 +11,6 @@ import io.sluice.core.ProducerRecord;
 import io.sluice.core.SluiceException.Code;
 import io.sluice.core.TopicConfig;
 import io.sluice.core.TopicPartition;
-import io.sluice.core.internal.BrokerFront;
 import io.sluice.net.protocol.ApiKey;
 import io.sluice.net.protocol.Authenticate;
 import io.sluice.net.protocol.CreateTopic;
@@ -264,7 +263,7 @@ class RequestHandlerTest {
         assertThat(r.get(2).message()).contains("partition");
         assertThat(r.get(3).code()).isEqualTo(Code.UNKNOWN_TOPIC);
         assertThat(awaitEndOffsets(3, new TopicPartition("t", 1))).isEqualTo(3);
-        try (io.sluice.core.PartitionReader reader = BrokerFront.of(broker).openReader(new TopicPartition("t", 1))) {
+        try (io.sluice.core.PartitionReader reader = broker.openReader(new TopicPartition("t", 1))) {
             List<String> values = new ArrayList<>();
             reader.read(10, 1 << 20, rec -> values.add(new String(rec.value(), StandardCharsets.UTF_8)));
             assertThat(values).containsExactly("c", "d", "e");

@@ -1,6 +1,5 @@
 package io.sluice.kafka.internal;
 
-import io.sluice.core.internal.BrokerFront;
 import io.sluice.core.Broker;
 import io.sluice.core.PartitionReader;
 import io.sluice.core.TopicPartition;
@@ -154,7 +153,7 @@ final class ProducerStates {
                 return;
             }
             ByteBuffer[] holder = {ByteBuffer.allocate(64 << 10)};
-            try (PartitionReader reader = BrokerFront.of(broker).openReader(tp)) {
+            try (PartitionReader reader = broker.openReader(tp)) {
                 reader.seek(from);
                 while (reader.position() < end) {
                     holder[0].clear();
