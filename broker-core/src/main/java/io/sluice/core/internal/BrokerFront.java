@@ -2,6 +2,7 @@ package io.sluice.core.internal;
 
 import io.sluice.core.Acks;
 import io.sluice.core.Broker;
+import io.sluice.core.BrokerConfig;
 import io.sluice.core.PartitionReader;
 import io.sluice.core.Producer;
 import io.sluice.core.SendCallback;
@@ -40,8 +41,13 @@ public interface BrokerFront {
      * Appends a producer's record batch as one unit: one ring slot, one journal document holding the batch's bytes
      * unchanged but its base offset. The bytes are copied before this returns. Never blocks.
      *
+     * <p>An {@link Acks#JOURNAL} batch that finds the partition's journal writer idle is journaled on the calling
+     * thread ({@link BrokerConfig#journalCallerAppends()}, on by default): its callback has then run, on this thread,
+     * before this returns, so a front answers from the callback without a hop.
+     *
      * @param callback told once, with the batch's base offset (record {@code i} has {@code base + i}; -1 for
-     *                 {@link Acks#MEMORY}) when the batch reached {@code acks}, or with the error
+     *                 {@link Acks#MEMORY}) when the batch reached {@code acks}, or with the error; on the calling
+     *                 thread (before this returns) or on a journal thread
      * @return {@link Producer#ACCEPTED}, {@link Producer#BACK_PRESSURED} (the partition's ring or its batch memory
      *         is full: nothing was taken, retry later) or {@link Producer#CLOSED}
      * @throws SluiceException.UnknownTopicException for an unknown topic; {@link SluiceException.InvalidConfigException}
@@ -56,7 +62,8 @@ public interface BrokerFront {
     PartitionReader openReader(TopicPartition partition);
 
     /**
-     * Calls {@code wake} once, on a journal writer's thread, after the next batch appended to any of
+     * Calls {@code wake} once, on the thread that appended it (a journal writer's, or a front's that journaled its
+     * own batch), after the next batch appended to any of
      * {@code partitions} — how a reader waits for data without polling on a timer. {@code wake} must be cheap and
      * never block (hand the work to the reader's own thread). Register, then re-check {@link Broker#endOffset}: an
      * append that happened before the registration is seen by the re-check, any later one calls {@code wake}.

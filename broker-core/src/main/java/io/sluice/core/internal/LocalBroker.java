@@ -246,7 +246,7 @@ public final class LocalBroker implements Broker, BrokerFront, LocalProducer.Rin
                     "must be MEMORY for memory-only topic '" + partition.topic() + "'");
         }
         return rings.partitions()[partition.partition()].tryPublishBatch(batch.buffer(), batch.offset(), batch.length(),
-                batch.recordCount(), acks, callback);
+                batch.recordCount(), acks, callback, config.journalCallerAppends());
     }
 
     @Override

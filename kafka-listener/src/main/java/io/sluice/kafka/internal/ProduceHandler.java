@@ -240,7 +240,7 @@ final class ProduceHandler implements ApiHandler {
                 this.append = append;
             }
 
-            /** Journal thread, or the event loop for MEMORY and errors up front. */
+            /** Journal thread, or the event loop (MEMORY, errors up front, or a batch it journaled itself). */
             @Override
             public void onCompletion(int partition, long baseOffset, Throwable error) {
                 if (append.ticket != null) {

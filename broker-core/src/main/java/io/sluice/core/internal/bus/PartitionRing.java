@@ -16,6 +16,7 @@ import org.HdrHistogram.SingleWriterRecorder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -99,7 +100,8 @@ public final class PartitionRing implements AutoCloseable {
             // The journal's sequence (what subscribers and close() wait on) only moves at the end of a poll: cap the
             // batch so a burst reaches subscribers in steps instead of all at once after the whole burst is written.
             journalStage = new PolledStage("journal " + partition, ring, ring::getCursor, true, journalHandler,
-                    JOURNAL_MAX_BATCH, journalHandler::onShutdown);
+                    JOURNAL_MAX_BATCH, journalHandler::onShutdown, true);
+            onPublish.skipWhileHeld(journalStage);
             journalHandler.setSequenceCallback(journalStage.sequence());
             ring.addGatingSequences(journalStage.sequence());
             journalAgent = journalAgents.assign(journalStage);
@@ -177,12 +179,51 @@ public final class PartitionRing implements AutoCloseable {
      *         {@link BatchBuffers}, in use) or {@link Producer#CLOSED}
      */
     public long tryPublishBatch(ByteBuffer batch, int offset, int length, int count, Acks acks, SendCallback callback) {
+        return tryPublishBatch(batch, offset, length, count, acks, callback, false);
+    }
+
+    /**
+     * {@link #tryPublishBatch(ByteBuffer, int, int, int, Acks, SendCallback)}, and with {@code journalHere} an
+     * {@link Acks#JOURNAL} batch that finds the partition's journal writer idle (nothing else waiting in the ring, no
+     * thread polling it) is journaled on the calling thread: it is in the mapped file and its callback has run when
+     * this returns, and no thread was woken. This is for a network front's event loop, which answers the request from
+     * the callback on its own thread: the round trip crosses no journal thread (two hand-offs fewer). Otherwise, and
+     * always for {@link Acks#SYNC} (its msync is the journal thread's group commit), the batch goes to the journal
+     * writer as usual. The journal keeps one writer at a time ({@link PolledStage#tryHold}) and the ring's order.
+     */
+    public long tryPublishBatch(ByteBuffer batch, int offset, int length, int count, Acks acks, SendCallback callback,
+                                boolean journalHere) {
         if (count < 1) {
             throw new IllegalArgumentException("a record batch holds at least one event, got " + count);
         }
         if (!accepting) {
             return Producer.CLOSED;
         }
+        if (journalHere && acks == Acks.JOURNAL && journalStage != null && journalStage.tryHold()) {
+            try {
+                long sequence = publishBatch(batch, offset, length, count, acks, callback);
+                if (sequence >= 0 && journalStage.sequence().get() == sequence - 1) {
+                    journalStage.pollHeld(sequence); // this batch only: what came before is journaled already
+                }
+                return sequence >= 0 ? Producer.ACCEPTED : sequence;
+            } finally {
+                journalStage.release();
+                VarHandle.fullFence(); // the re-check's reads after the release (see PolledStage#release)
+                if (journalStage.hasWork()) {
+                    journalAgent.wake();
+                }
+            }
+        }
+        long sequence = publishBatch(batch, offset, length, count, acks, callback);
+        return sequence >= 0 ? published(true, acks, callback) : sequence;
+    }
+
+    /**
+     * Claims a slot, copies the batch into the partition's batch memory and publishes it.
+     *
+     * @return the slot's sequence, or {@link Producer#BACK_PRESSURED} or {@link Producer#CLOSED} (both negative)
+     */
+    private long publishBatch(ByteBuffer batch, int offset, int length, int count, Acks acks, SendCallback callback) {
         synchronized (batchBuffers) {
             int index = batchBuffers.acquire(length, ring.getMinimumGatingSequence());
             if (index < 0) {
@@ -214,11 +255,8 @@ public final class PartitionRing implements AutoCloseable {
             } finally {
                 ring.publish(sequence);
             }
-            if (!open) {
-                return Producer.CLOSED;
-            }
+            return open ? sequence : Producer.CLOSED;
         }
-        return published(true, acks, callback);
     }
 
     /** Adds a live subscriber after the journal stage; it sees events published from now on. */
@@ -256,9 +294,9 @@ public final class PartitionRing implements AutoCloseable {
             } else {
                 agent = journalAgents.assign(stage);
             }
-            if (agent != journalAgent) { // the journal writer's own thread needs no wake-up for its progress
-                wakers.add(agent);
-            }
+            // also the journal writer's own thread when it runs this subscriber: a publisher may have journaled the
+            // batch on its own thread (tryPublishBatch), and waking a running thread is one volatile read
+            wakers.add(agent);
         }
 
         public long delivered() {
@@ -278,9 +316,7 @@ public final class PartitionRing implements AutoCloseable {
             closed = true;
             handler.stop();
             agent.remove(stage);
-            if (agent != journalAgent) {
-                wakers.remove(agent);
-            }
+            wakers.remove(agent);
             ring.removeGatingSequence(stage.sequence());
             subscribers.remove(this);
             synchronized (closedJournalToSubscriber) {

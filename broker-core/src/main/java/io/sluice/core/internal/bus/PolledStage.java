@@ -6,6 +6,7 @@ import com.lmax.disruptor.Sequence;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 
 /**
@@ -23,6 +24,11 @@ import java.util.function.LongSupplier;
  * everything the scan found, so each slot's availability flag is read once. A stage that follows
  * another stage (a journaled topic's subscriber behind the journal writer) reads no flag at all: everything up to the
  * stage it follows has been handled there, so it is published.
+ *
+ * <p><b>Run by a caller.</b> A stage built {@code callerRunnable} (the journal writer) may also be run by a
+ * publishing thread on its own slot ({@link #tryHold}, {@link #pollHeld}, {@link #release}): whoever polls holds the
+ * stage's flag, so the handler still has one thread at a time, each seeing the last one's writes (the flag's CAS and
+ * volatile store order them). The agent's poll skips a held stage; the holder re-checks for work when it lets go.
  */
 final class PolledStage {
     private static final Logger LOG = LoggerFactory.getLogger(PolledStage.class);
@@ -36,6 +42,8 @@ final class PolledStage {
     private final EventHandler<RingSlot> handler;
     private final int maxBatch;
     private final Runnable onRemoved;
+    /** Held by the thread polling a caller-runnable stage; null for the others. Held for good once removed. */
+    private final AtomicBoolean held;
 
     /**
      * @param follows          the sequence this stage may not pass: the ring's cursor, or the journal writer's sequence
@@ -45,6 +53,12 @@ final class PolledStage {
      */
     PolledStage(String name, RingBuffer<RingSlot> ring, LongSupplier follows, boolean followsProducers,
                 EventHandler<RingSlot> handler, int maxBatch, Runnable onRemoved) {
+        this(name, ring, follows, followsProducers, handler, maxBatch, onRemoved, false);
+    }
+
+    /** @param callerRunnable true if a publisher may run this stage on its own thread ({@link #tryHold}) */
+    PolledStage(String name, RingBuffer<RingSlot> ring, LongSupplier follows, boolean followsProducers,
+                EventHandler<RingSlot> handler, int maxBatch, Runnable onRemoved, boolean callerRunnable) {
         if (maxBatch < 1) {
             throw new IllegalArgumentException(name + ": maxBatch must be at least 1, got " + maxBatch);
         }
@@ -55,6 +69,7 @@ final class PolledStage {
         this.handler = handler;
         this.maxBatch = maxBatch;
         this.onRemoved = onRemoved;
+        this.held = callerRunnable ? new AtomicBoolean() : null;
     }
 
     /** This stage's progress: the last sequence it has handled. */
@@ -62,11 +77,56 @@ final class PolledStage {
         return sequence;
     }
 
-    /** Handles what is available (at most {@code maxBatch} events); returns how many. Agent thread only. */
+    /**
+     * Handles what is available (at most {@code maxBatch} events); returns how many. Agent thread only. A stage a
+     * caller is running returns 0: the caller re-checks for work when it lets go ({@link #release}).
+     */
     int poll() {
+        if (held == null) {
+            return pollUpTo(Long.MAX_VALUE);
+        }
+        if (!held.compareAndSet(false, true)) {
+            return 0;
+        }
+        try {
+            return pollUpTo(Long.MAX_VALUE);
+        } finally {
+            held.set(false);
+        }
+    }
+
+    /**
+     * Takes the stage for the calling thread if nobody polls it: then {@link #pollHeld} may run it here, and
+     * {@link #release} must follow. False for a stage that is not caller-runnable, is being polled, or was removed.
+     */
+    boolean tryHold() {
+        return held != null && held.compareAndSet(false, true);
+    }
+
+    /** True while a thread polls this stage (a publish then needs to wake nobody: see {@link #release}). Any thread. */
+    boolean isHeld() {
+        return held != null && held.get();
+    }
+
+    /** Handles what is available up to {@code last} (at most {@code maxBatch} events); the holder only. */
+    int pollHeld(long last) {
+        return pollUpTo(last);
+    }
+
+    /**
+     * Lets go of the stage. The caller must then re-check {@link #hasWork()} and wake the stage's agent if so: a
+     * publish that saw the stage held woke nobody. The store is volatile, and a publisher's claim (a CAS of the
+     * cursor) comes before its read of the flag, so either that publisher saw the flag clear and woke the agent, or
+     * the re-check sees its claim.
+     */
+    void release() {
+        held.set(false);
+    }
+
+    private int pollUpTo(long bound) {
         long current = sequence.get();
         long next = current + 1;
-        long last = highestAvailable(next, Math.min(follows.getAsLong(), next + maxBatch - 1));
+        long last = highestAvailable(next, Math.min(Math.min(follows.getAsLong(), next + maxBatch - 1), bound));
         if (last < next) {
             return 0;
         }
@@ -103,7 +163,13 @@ final class PolledStage {
         return follows.getAsLong() > sequence.get();
     }
 
+    /** The agent's last word on this stage; a caller-runnable stage is held from here on, so no caller runs it again. */
     void removed() {
+        if (held != null) {
+            while (!held.compareAndSet(false, true)) {
+                Thread.yield(); // a caller is journaling its one slot
+            }
+        }
         if (onRemoved != null) {
             onRemoved.run();
         }

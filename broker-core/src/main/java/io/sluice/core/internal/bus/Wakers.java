@@ -23,6 +23,16 @@ final class Wakers implements WaitStrategy {
 
     private volatile StageAgent[] agents = new StageAgent[2 * PAD];
     private int count;
+    /**
+     * A stage a publisher may run on its own thread (the journal writer, {@link PartitionRing#tryPublishBatch}): while
+     * anyone polls it, nobody is woken, since the holder re-checks for work when it lets go ({@link PolledStage#release}).
+     * Set once, before the ring is used.
+     */
+    private volatile PolledStage skipWhileHeld;
+
+    void skipWhileHeld(PolledStage stage) {
+        this.skipWhileHeld = stage;
+    }
 
     synchronized void add(StageAgent agent) {
         StageAgent[] more = new StageAgent[count + 1 + 2 * PAD];
@@ -44,6 +54,10 @@ final class Wakers implements WaitStrategy {
     }
 
     void wakeAll() {
+        PolledStage gate = skipWhileHeld;
+        if (gate != null && gate.isHeld()) {
+            return;
+        }
         StageAgent[] current = agents;
         for (int i = PAD; i < current.length - PAD; i++) {
             current[i].wake();

@@ -91,7 +91,10 @@ final class ProduceBatchOperation implements SendCallback, Runnable {
         return true;
     }
 
-    /** Journal thread (event loop for acks MEMORY or an error up front): hop to the event loop to answer. */
+    /**
+     * Journal thread, or the event loop itself: acks MEMORY, an error up front, or a batch the loop journaled
+     * ({@link BrokerFront#tryAppendBatch}), which is answered here without a hop.
+     */
     @Override
     public void onCompletion(int p, long baseOffset, Throwable error) {
         if (conn.ctx().executor().inEventLoop()) {
