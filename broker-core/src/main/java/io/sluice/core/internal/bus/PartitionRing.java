@@ -49,6 +49,8 @@ public final class PartitionRing implements AutoCloseable {
     static final int JOURNAL_MAX_BATCH = 256;
     /** Events a subscriber handles before its thread polls the next stage. */
     static final int SUBSCRIBER_MAX_BATCH = 256;
+    /** Front batches a caller journals on its own thread per call ({@link #tryPublishBatch}), its own included. */
+    static final int CALLER_MAX_SLOTS = 16;
     /**
      * Sluice's own latency histograms (publish→journal, journal→subscriber) sample the events whose ring sequence has
      * these bits clear, one in 64 (and every producer batch): a clock read on the publisher and a histogram update on
@@ -184,12 +186,13 @@ public final class PartitionRing implements AutoCloseable {
 
     /**
      * {@link #tryPublishBatch(ByteBuffer, int, int, int, Acks, SendCallback)}, and with {@code journalHere} an
-     * {@link Acks#JOURNAL} batch that finds the partition's journal writer idle (nothing else waiting in the ring, no
-     * thread polling it) is journaled on the calling thread: it is in the mapped file and its callback has run when
-     * this returns, and no thread was woken. This is for a network front's event loop, which answers the request from
-     * the callback on its own thread: the round trip crosses no journal thread (two hand-offs fewer). Otherwise, and
-     * always for {@link Acks#SYNC} (its msync is the journal thread's group commit), the batch goes to the journal
-     * writer as usual. The journal keeps one writer at a time ({@link PolledStage#tryHold}) and the ring's order.
+     * {@link Acks#JOURNAL} batch that finds no thread polling the partition's journal writer, and only such front
+     * batches ahead of it in the ring, is journaled on the calling thread, with those ahead and those published
+     * meanwhile ({@link #journalFrontBatches}): it is in the mapped file and its callback has run when this returns,
+     * and no thread was woken. This is for a network front's event loop, which answers the request from the callback
+     * on its own thread: the round trip crosses no journal thread (two hand-offs fewer). Otherwise, and always for
+     * {@link Acks#SYNC} (its msync is the journal thread's group commit), the batch goes to the journal writer as
+     * usual. The journal keeps one writer at a time ({@link PolledStage#tryHold}) and the ring's order.
      */
     public long tryPublishBatch(ByteBuffer batch, int offset, int length, int count, Acks acks, SendCallback callback,
                                 boolean journalHere) {
@@ -202,8 +205,8 @@ public final class PartitionRing implements AutoCloseable {
         if (journalHere && acks == Acks.JOURNAL && journalStage != null && journalStage.tryHold()) {
             try {
                 long sequence = publishBatch(batch, offset, length, count, acks, callback);
-                if (sequence >= 0 && journalStage.sequence().get() == sequence - 1) {
-                    journalStage.pollHeld(sequence); // this batch only: what came before is journaled already
+                if (sequence >= 0) {
+                    journalFrontBatches();
                 }
                 return sequence >= 0 ? Producer.ACCEPTED : sequence;
             } finally {
@@ -216,6 +219,27 @@ public final class PartitionRing implements AutoCloseable {
         }
         long sequence = publishBatch(batch, offset, length, count, acks, callback);
         return sequence >= 0 ? published(true, acks, callback) : sequence;
+    }
+
+    /**
+     * The journal stage's holder journals, one slot at a time, the front batches with {@link Acks#JOURNAL} waiting
+     * next in the ring (its own, and those of other connections that found the stage held), at most
+     * {@link #CALLER_MAX_SLOTS}. It stops at anything else: single events are the journal thread's (it coalesces them
+     * into documents), and so is a SYNC batch (its msync is a group commit). A slot another front journals here is
+     * answered through that front's callback, which hops to its own event loop if this is not it.
+     */
+    private void journalFrontBatches() {
+        for (int n = 0; n < CALLER_MAX_SLOTS; n++) {
+            long next = journalStage.sequence().get() + 1;
+            if (next > ring.getCursor() || !ring.isAvailable(next)) {
+                return;
+            }
+            RingSlot slot = ring.get(next);
+            if (!slot.cancelled && !(slot.isBatch() && slot.acks == Acks.JOURNAL)) {
+                return;
+            }
+            journalStage.pollHeld(next);
+        }
     }
 
     /**
