@@ -56,6 +56,20 @@ public interface BrokerFront {
     long tryAppendBatch(TopicPartition partition, CheckedBatch batch, Acks acks, SendCallback callback);
 
     /**
+     * Runs {@code sends} (this thread's {@link Acks#JOURNAL} sends to {@code topic}, through a {@link Producer}) and
+     * journals them on this thread: the journal writers of the topic's partitions that no thread polls are held while
+     * the sends publish (so they wake nobody), then each journals what waits in it, as a front's batch does in
+     * {@link #tryAppendBatch}. The sends' callbacks have then run, here, before this returns, except on a partition
+     * whose writer was busy (or behind more than a turn of events, or a SYNC send): those are journaled by the journal
+     * threads as usual. Only with {@link BrokerConfig#journalCallerAppends()}, on a journaled topic of at most
+     * {@link #MAX_PARTITIONS_HELD} partitions (each is taken and let go); otherwise it just runs {@code sends}.
+     */
+    void sendJournalingHere(String topic, Runnable sends);
+
+    /** Partitions {@link #sendJournalingHere} takes at most: a topic with more is left to the journal threads. */
+    int MAX_PARTITIONS_HELD = 16;
+
+    /**
      * A fetch cursor over one partition, positioned at its start offset: {@link Broker#openReader}, declared here too so
      * that a front's reads go through the one object it is given (and a test can put a failing front in its place).
      */

@@ -250,6 +250,32 @@ public final class LocalBroker implements Broker, BrokerFront, LocalProducer.Rin
     }
 
     @Override
+    public void sendJournalingHere(String topic, Runnable sends) {
+        Topic t = closed || !config.journalCallerAppends() ? null : topics.get(topic);
+        LocalProducer.TopicRings rings = t == null ? null : t.rings();
+        if (rings == null || !rings.journaled() || rings.partitions().length > MAX_PARTITIONS_HELD) {
+            sends.run();
+            return;
+        }
+        PartitionRing[] partitions = rings.partitions();
+        int held = 0; // a bit per partition taken (at most MAX_PARTITIONS_HELD)
+        try {
+            for (int p = 0; p < partitions.length; p++) {
+                if (partitions[p].tryHoldJournal()) {
+                    held |= 1 << p;
+                }
+            }
+            sends.run();
+        } finally {
+            for (int p = 0; p < partitions.length; p++) {
+                if ((held & (1 << p)) != 0) {
+                    partitions[p].journalHeldAndRelease();
+                }
+            }
+        }
+    }
+
+    @Override
     public Consumer newConsumer(ConsumerConfig consumerConfig) {
         ensureOpen();
         return new LocalConsumer(this, consumerConfig);

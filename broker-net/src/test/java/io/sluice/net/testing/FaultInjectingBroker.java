@@ -118,6 +118,11 @@ public final class FaultInjectingBroker implements Broker, BrokerFront {
     }
 
     @Override
+    public void sendJournalingHere(String topic, Runnable sends) {
+        BrokerFront.of(real).sendJournalingHere(topic, sends);
+    }
+
+    @Override
     public Consumer newConsumer(ConsumerConfig config) {
         return real.newConsumer(config);
     }

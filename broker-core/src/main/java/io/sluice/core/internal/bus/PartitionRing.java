@@ -49,8 +49,11 @@ public final class PartitionRing implements AutoCloseable {
     static final int JOURNAL_MAX_BATCH = 256;
     /** Events a subscriber handles before its thread polls the next stage. */
     static final int SUBSCRIBER_MAX_BATCH = 256;
-    /** Front batches a caller journals on its own thread per call ({@link #tryPublishBatch}), its own included. */
-    static final int CALLER_MAX_SLOTS = 16;
+    /**
+     * Slots a caller holding the journal writer journals on its own thread in one go ({@link #journalHeldAndRelease}),
+     * its own included; fewer than {@link #JOURNAL_MAX_BATCH}, so one turn.
+     */
+    static final int CALLER_MAX_SLOTS = 64;
     /**
      * Sluice's own latency histograms (publish→journal, journal→subscriber) sample the events whose ring sequence has
      * these bits clear, one in 64 (and every producer batch): a clock read on the publisher and a histogram update on
@@ -186,10 +189,10 @@ public final class PartitionRing implements AutoCloseable {
 
     /**
      * {@link #tryPublishBatch(ByteBuffer, int, int, int, Acks, SendCallback)}, and with {@code journalHere} an
-     * {@link Acks#JOURNAL} batch that finds no thread polling the partition's journal writer, and only such front
-     * batches ahead of it in the ring, is journaled on the calling thread, with those ahead and those published
-     * meanwhile ({@link #journalFrontBatches}): it is in the mapped file and its callback has run when this returns,
-     * and no thread was woken. This is for a network front's event loop, which answers the request from the callback
+     * {@link Acks#JOURNAL} batch that finds no thread polling the partition's journal writer is journaled on the
+     * calling thread, with what waits ahead of it and what was published meanwhile ({@link #journalWaiting}): unless
+     * more than {@link #CALLER_MAX_SLOTS} or a SYNC send waited ahead, it is in the mapped file and its callback has
+     * run when this returns, and no thread was woken. This is for a network front's event loop, which answers the request from the callback
      * on its own thread: the round trip crosses no journal thread (two hand-offs fewer). Otherwise, and always for
      * {@link Acks#SYNC} (its msync is the journal thread's group commit), the batch goes to the journal writer as
      * usual. The journal keeps one writer at a time ({@link PolledStage#tryHold}) and the ring's order.
@@ -202,43 +205,63 @@ public final class PartitionRing implements AutoCloseable {
         if (!accepting) {
             return Producer.CLOSED;
         }
-        if (journalHere && acks == Acks.JOURNAL && journalStage != null && journalStage.tryHold()) {
+        if (journalHere && acks == Acks.JOURNAL && tryHoldJournal()) {
+            long sequence = Producer.CLOSED;
             try {
-                long sequence = publishBatch(batch, offset, length, count, acks, callback);
-                if (sequence >= 0) {
-                    journalFrontBatches();
-                }
-                return sequence >= 0 ? Producer.ACCEPTED : sequence;
+                sequence = publishBatch(batch, offset, length, count, acks, callback);
             } finally {
-                journalStage.release();
-                VarHandle.fullFence(); // the re-check's reads after the release (see PolledStage#release)
-                if (journalStage.hasWork()) {
-                    journalAgent.wake();
-                }
+                journalHeldAndRelease();
             }
+            return sequence >= 0 ? Producer.ACCEPTED : sequence;
         }
         long sequence = publishBatch(batch, offset, length, count, acks, callback);
         return sequence >= 0 ? published(true, acks, callback) : sequence;
     }
 
     /**
-     * The journal stage's holder journals, one slot at a time, the front batches with {@link Acks#JOURNAL} waiting
-     * next in the ring (its own, and those of other connections that found the stage held), at most
-     * {@link #CALLER_MAX_SLOTS}. It stops at anything else: single events are the journal thread's (it coalesces them
-     * into documents), and so is a SYNC batch (its msync is a group commit). A slot another front journals here is
-     * answered through that front's callback, which hops to its own event loop if this is not it.
+     * Takes this partition's journal writer for the calling thread if no thread polls it (journaled partitions only):
+     * until {@link #journalHeldAndRelease()}, which must follow, publishes wake nobody and the journal thread leaves
+     * the partition alone. Any thread; never blocks.
      */
-    private void journalFrontBatches() {
-        for (int n = 0; n < CALLER_MAX_SLOTS; n++) {
-            long next = journalStage.sequence().get() + 1;
-            if (next > ring.getCursor() || !ring.isAvailable(next)) {
-                return;
+    public boolean tryHoldJournal() {
+        return journalStage != null && journalStage.tryHold();
+    }
+
+    /**
+     * The holder journals on its own thread what waits in the ring ({@link #journalWaiting}), lets go of the journal
+     * writer, and wakes the journal thread if anything is left (a publish that found the writer held woke nobody).
+     */
+    public void journalHeldAndRelease() {
+        try {
+            journalWaiting();
+        } finally {
+            journalStage.release();
+            VarHandle.fullFence(); // the re-check's reads after the release (see PolledStage#release)
+            if (journalStage.hasWork()) {
+                journalAgent.wake();
             }
-            RingSlot slot = ring.get(next);
-            if (!slot.cancelled && !(slot.isBatch() && slot.acks == Acks.JOURNAL)) {
-                return;
+        }
+    }
+
+    /**
+     * The journal writer's holder journals, in one turn, the slots published next in the ring: its own and those of
+     * anyone who published meanwhile, at most {@link #CALLER_MAX_SLOTS}, stopping before a SYNC send (its msync is
+     * the journal thread's group commit). Single events of the turn share one document, as on the journal thread.
+     * Another sender's callback runs here too (a network front's hops to its own event loop when this is not it).
+     */
+    private void journalWaiting() {
+        long next = journalStage.sequence().get() + 1;
+        long cursor = ring.getCursor();
+        long last = next - 1;
+        while (last - next + 1 < CALLER_MAX_SLOTS && last < cursor && ring.isAvailable(last + 1)) {
+            RingSlot slot = ring.get(last + 1);
+            if (!slot.cancelled && slot.acks == Acks.SYNC) {
+                break;
             }
-            journalStage.pollHeld(next);
+            last++;
+        }
+        if (last >= next) {
+            journalStage.pollHeld(last);
         }
     }
 

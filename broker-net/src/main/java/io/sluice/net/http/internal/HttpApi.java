@@ -4,6 +4,7 @@ import io.sluice.core.Acks;
 import io.sluice.core.Broker;
 import io.sluice.core.Producer;
 import io.sluice.core.ProducerConfig;
+import io.sluice.core.internal.BrokerFront;
 import io.sluice.net.http.HttpApiConfig;
 import io.sluice.net.metrics.MetricsRegistry;
 
@@ -19,6 +20,8 @@ import java.util.function.Supplier;
  */
 public final class HttpApi implements AutoCloseable {
     final Broker broker;
+    /** The broker's network front (null for a broker that is not broker-core's): journals acks=journal sends here. */
+    final BrokerFront front;
     final HttpApiConfig config;
     final HttpMetrics metrics;
     final NdjsonValidator validator;
@@ -52,6 +55,7 @@ public final class HttpApi implements AutoCloseable {
                    Supplier<Map<String, io.sluice.net.http.HealthRegistry.Health>> health) {
         this.health = health;
         this.broker = broker;
+        this.front = broker instanceof BrokerFront f ? f : null;
         this.config = config;
         this.metrics = metrics;
         this.registry = registry;

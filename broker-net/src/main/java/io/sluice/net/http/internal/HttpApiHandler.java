@@ -431,7 +431,7 @@ public final class HttpApiHandler extends ChannelInboundHandlerAdapter {
             records[i] = record;
             lines[i] = events.line(i);
         }
-        new ProduceRequest(api, ex.ctx, api.producer(acks), records, lines, ex::send).start();
+        new ProduceRequest(api, ex.ctx, api.producer(acks), acks == Acks.JOURNAL, records, lines, ex::send).start();
     }
 
     /** One request being answered: where, whether the connection stays open, and the route for the counters. */

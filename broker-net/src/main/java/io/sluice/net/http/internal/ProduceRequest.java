@@ -7,6 +7,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.core.Producer;
+import io.sluice.core.internal.BrokerFront;
 import io.sluice.core.ProducerRecord;
 import io.sluice.core.SluiceException;
 import io.sluice.core.SluiceException.BackPressureException;
@@ -27,7 +28,8 @@ import java.util.function.Consumer;
  * the event loop), waits for every acknowledgement and answers once.
  *
  * <p>Threads: {@link #start} and the send loop run on the connection's event loop; acknowledgements arrive on the
- * partitions' journal threads. {@code outstanding} counts sends not yet acknowledged plus one token held by the send
+ * partitions' journal threads, or for acks=journal on the event loop itself when it journaled the sends
+ * ({@link BrokerFront#sendJournalingHere}: no thread hand-off when the partitions' journal writers are idle). {@code outstanding} counts sends not yet acknowledged plus one token held by the send
  * loop until it stops sending; whichever thread brings it to zero hands the answer back to the event loop. Each
  * acknowledgement writes only its own slot of {@code partitions}/{@code offsets} before decrementing, so the final
  * decrement publishes all of them.
@@ -43,6 +45,8 @@ final class ProduceRequest {
     private final HttpApi api;
     private final ChannelHandlerContext ctx;
     private final Producer producer;
+    /** acks=journal: the sends are journaled on the event loop when their partitions' writers are idle. */
+    private final boolean journalHere;
     private final ProducerRecord[] records;
     private final int[] lines;
     private final int[] partitions;
@@ -63,11 +67,12 @@ final class ProduceRequest {
     private long backoffMillis;
     private ScheduledFuture<?> ackTimer;
 
-    ProduceRequest(HttpApi api, ChannelHandlerContext ctx, Producer producer, ProducerRecord[] records, int[] lines,
-                   Consumer<FullHttpResponse> respond) {
+    ProduceRequest(HttpApi api, ChannelHandlerContext ctx, Producer producer, boolean journalHere, ProducerRecord[] records,
+                   int[] lines, Consumer<FullHttpResponse> respond) {
         this.api = api;
         this.ctx = ctx;
         this.producer = producer;
+        this.journalHere = journalHere && api.front != null && records.length > 0;
         this.records = records;
         this.lines = lines;
         this.partitions = new int[records.length];
@@ -87,6 +92,14 @@ final class ProduceRequest {
         if (answered.get()) {
             return; // timed out while backing off: send nothing more
         }
+        if (journalHere) {
+            api.front.sendJournalingHere(records[0].topic(), this::sendLoop); // BrokerFront#sendJournalingHere
+        } else {
+            sendLoop();
+        }
+    }
+
+    private void sendLoop() {
         while (sent < records.length) {
             int i = sent;
             outstanding.incrementAndGet();
