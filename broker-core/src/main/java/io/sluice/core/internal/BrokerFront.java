@@ -8,6 +8,7 @@ import io.sluice.core.Producer;
 import io.sluice.core.SendCallback;
 import io.sluice.core.SluiceException;
 import io.sluice.core.TopicPartition;
+import io.sluice.core.internal.bus.PartitionRing;
 import io.sluice.records.CheckedBatch;
 import io.sluice.records.RecordBatchChecker;
 
@@ -62,12 +63,17 @@ public interface BrokerFront {
      * {@link #tryAppendBatch}. The sends' callbacks have then run, here, before this returns, except on a partition
      * whose writer was busy (or behind more than a turn of events, or a SYNC send): those are journaled by the journal
      * threads as usual. Only with {@link BrokerConfig#journalCallerAppends()}, on a journaled topic of at most
-     * {@link #MAX_PARTITIONS_HELD} partitions (each is taken and let go); otherwise it just runs {@code sends}.
+     * {@link #MAX_PARTITIONS_HELD} partitions (each is taken and let go); otherwise it just runs {@code sends}. For at
+     * most {@link #MAX_SENDS_JOURNALED_HERE} sends: a held writer journals no more than that, and the rest would wait
+     * in the ring for the release instead of being journaled as they come.
      */
     void sendJournalingHere(String topic, Runnable sends);
 
     /** Partitions {@link #sendJournalingHere} takes at most: a topic with more is left to the journal threads. */
     int MAX_PARTITIONS_HELD = 16;
+
+    /** Sends worth making inside {@link #sendJournalingHere}: what a held journal writer journals at once. */
+    int MAX_SENDS_JOURNALED_HERE = PartitionRing.CALLER_MAX_SLOTS;
 
     /**
      * A fetch cursor over one partition, positioned at its start offset: {@link Broker#openReader}, declared here too so

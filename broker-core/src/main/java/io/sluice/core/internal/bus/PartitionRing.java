@@ -53,7 +53,7 @@ public final class PartitionRing implements AutoCloseable {
      * Slots a caller holding the journal writer journals on its own thread in one go ({@link #journalHeldAndRelease}),
      * its own included; fewer than {@link #JOURNAL_MAX_BATCH}, so one turn.
      */
-    static final int CALLER_MAX_SLOTS = 64;
+    public static final int CALLER_MAX_SLOTS = 64;
     /**
      * Sluice's own latency histograms (publish→journal, journal→subscriber) sample the events whose ring sequence has
      * these bits clear, one in 64 (and every producer batch): a clock read on the publisher and a histogram update on
@@ -192,10 +192,11 @@ public final class PartitionRing implements AutoCloseable {
      * {@link Acks#JOURNAL} batch that finds no thread polling the partition's journal writer is journaled on the
      * calling thread, with what waits ahead of it and what was published meanwhile ({@link #journalWaiting}): unless
      * more than {@link #CALLER_MAX_SLOTS} or a SYNC send waited ahead, it is in the mapped file and its callback has
-     * run when this returns, and no thread was woken. This is for a network front's event loop, which answers the request from the callback
-     * on its own thread: the round trip crosses no journal thread (two hand-offs fewer). Otherwise, and always for
-     * {@link Acks#SYNC} (its msync is the journal thread's group commit), the batch goes to the journal writer as
-     * usual. The journal keeps one writer at a time ({@link PolledStage#tryHold}) and the ring's order.
+     * run when this returns, and no thread was woken. This is for a network front's event loop, which answers the
+     * request from the callback on its own thread: the round trip crosses no journal thread (two hand-offs fewer).
+     * Otherwise, and always for {@link Acks#SYNC} (its msync is the journal thread's group commit), the batch goes to
+     * the journal writer as usual. The journal keeps one writer at a time ({@link PolledStage#tryHold}) and the ring's
+     * order.
      */
     public long tryPublishBatch(ByteBuffer batch, int offset, int length, int count, Acks acks, SendCallback callback,
                                 boolean journalHere) {

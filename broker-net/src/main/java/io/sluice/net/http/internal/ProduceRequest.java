@@ -45,7 +45,11 @@ final class ProduceRequest {
     private final HttpApi api;
     private final ChannelHandlerContext ctx;
     private final Producer producer;
-    /** acks=journal: the sends are journaled on the event loop when their partitions' writers are idle. */
+    /**
+     * acks=journal, at most {@link BrokerFront#MAX_SENDS_JOURNALED_HERE} events: the sends are journaled on the event
+     * loop when their partitions' writers are idle. A larger request leaves them to the journal threads, which drain
+     * the ring while the loop fills it.
+     */
     private final boolean journalHere;
     private final ProducerRecord[] records;
     private final int[] lines;
@@ -72,7 +76,8 @@ final class ProduceRequest {
         this.api = api;
         this.ctx = ctx;
         this.producer = producer;
-        this.journalHere = journalHere && api.front != null && records.length > 0;
+        this.journalHere = journalHere && api.front != null && records.length > 0
+                && records.length <= BrokerFront.MAX_SENDS_JOURNALED_HERE;
         this.records = records;
         this.lines = lines;
         this.partitions = new int[records.length];
