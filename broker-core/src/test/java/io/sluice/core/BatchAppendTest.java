@@ -20,6 +20,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -223,17 +225,21 @@ class BatchAppendTest {
         return before != null ? "before return on " + before : "later on " + thread.get(10, TimeUnit.SECONDS);
     }
 
-    /** A JOURNAL batch's acknowledging thread, retried (at most 50 times, 20 ms apart) until one is acknowledged at once. */
-    private String acknowledgedOnceIdle() throws Exception {
-        String last = null;
-        for (int attempt = 0; attempt < 50; attempt++) {
-            last = acknowledgingThread(Acks.JOURNAL);
-            if (last.startsWith("before return")) {
-                return last;
+    /**
+     * A JOURNAL batch's acknowledging thread, the batch sent again (polled, up to 10 s) until one is acknowledged
+     * before {@code tryAppendBatch} returns: the journal thread takes the writer for a moment in each duty cycle.
+     */
+    private String acknowledgedOnceIdle() {
+        AtomicReference<String> last = new AtomicReference<>();
+        Await.until(() -> "a JOURNAL batch acknowledged on its caller; the last one: " + last.get(), Duration.ofSeconds(10), () -> {
+            try {
+                last.set(acknowledgingThread(Acks.JOURNAL));
+            } catch (Exception e) {
+                throw new AssertionError(e);
             }
-            Thread.sleep(20);
-        }
-        return last;
+            return last.get().startsWith("before return");
+        });
+        return last.get();
     }
 
     @Test
@@ -271,22 +277,23 @@ class BatchAppendTest {
         broker.createTopic(TopicConfig.of("wide", BrokerFront.MAX_PARTITIONS_HELD + 1));
         String caller = Thread.currentThread().getName();
         try (Producer producer = broker.newProducer(ProducerConfig.DEFAULT)) {
-            // the journal thread's duty cycle takes each writer for a moment: retried (at most 50 times, 20 ms apart)
-            // until both partitions' writers were idle when the sends began
-            List<String> acknowledgedOn = null;
-            long sent = 0;
-            for (int attempt = 0; attempt < 50; attempt++) {
-                acknowledgedOn = sendTen(producer, "t");
-                sent += 10;
-                if (acknowledgedOn.size() == 10 && acknowledgedOn.stream().allMatch(caller::equals)) {
-                    break;
-                }
-                List<String> pending = acknowledgedOn;
-                Await.until("every acknowledgement", Duration.ofSeconds(10), () -> pending.size() == 10);
-                Thread.sleep(20);
-            }
-            assertThat(acknowledgedOn).as("acknowledged before sendJournalingHere returned").hasSize(10).allMatch(caller::equals);
-            assertThat(broker.endOffset(tp) + broker.endOffset(new TopicPartition("t", 1))).isEqualTo(sent);
+            // the journal thread's duty cycle takes each writer for a moment: the ten sends are made again (polled, up
+            // to 10 s) until both partitions' writers were idle when they began
+            AtomicReference<List<String>> acknowledgedOn = new AtomicReference<>();
+            AtomicLong sent = new AtomicLong();
+            Await.until(() -> "ten sends acknowledged before sendJournalingHere returned; the last ones on " + acknowledgedOn.get(),
+                    Duration.ofSeconds(10), () -> {
+                        List<String> threads = sendTen(producer, "t");
+                        sent.addAndGet(10);
+                        acknowledgedOn.set(threads);
+                        if (threads.size() == 10 && threads.stream().allMatch(caller::equals)) {
+                            return true;
+                        }
+                        Await.until("every acknowledgement", Duration.ofSeconds(10), () -> threads.size() == 10);
+                        return false;
+                    });
+            assertThat(acknowledgedOn.get()).as("acknowledged before sendJournalingHere returned").hasSize(10).allMatch(caller::equals);
+            assertThat(broker.endOffset(tp) + broker.endOffset(new TopicPartition("t", 1))).isEqualTo(sent.get());
 
             List<String> wide = sendTen(producer, "wide");
             Await.until("every acknowledgement", Duration.ofSeconds(10), () -> wide.size() == 10);
