@@ -66,8 +66,13 @@ public final class Checker {
     }
 
     static Facts read(Path historyFile) {
+        return read(historyFile, Long.MAX_VALUE);
+    }
+
+    /** The facts of the first {@code maxLines} lines: a run's history read while it is still being written. */
+    static Facts read(Path historyFile, long maxLines) {
         Facts f = new Facts();
-        History.read(historyFile, op -> {
+        History.read(historyFile, maxLines, op -> {
             String fn = op.path("f").asText();
             String type = op.path("type").asText();
             switch (fn) {

@@ -69,6 +69,16 @@ public final class History implements AutoCloseable {
         return lines;
     }
 
+    /**
+     * Flushes what was appended and returns how many lines that is: all of them whole, while writers that go on
+     * appending may already have put part of their next line in the file (the writer's buffer spills when full), so a
+     * reader during the run stops there ({@link #read(Path, long, Consumer)}).
+     */
+    public synchronized long flushLines() {
+        flush();
+        return lines;
+    }
+
     /** Flushes what was appended, so a reader of the file sees it. */
     public synchronized void flush() {
         try {
@@ -80,8 +90,13 @@ public final class History implements AutoCloseable {
 
     /** Reads a history file back, line by line. */
     public static void read(Path file, Consumer<com.fasterxml.jackson.databind.JsonNode> op) {
+        read(file, Long.MAX_VALUE, op);
+    }
+
+    /** Reads the first {@code maxLines} lines of a history file back ({@link #flushLines()} during a run). */
+    public static void read(Path file, long maxLines, Consumer<com.fasterxml.jackson.databind.JsonNode> op) {
         try (var lines = Files.lines(file, StandardCharsets.UTF_8)) {
-            lines.forEach(l -> {
+            lines.limit(maxLines).forEach(l -> {
                 if (!l.isBlank()) {
                     try {
                         op.accept(JSON.readTree(l));

@@ -164,8 +164,8 @@ public final class Soak {
                 out.println("[soak] load over; settling");
                 http.stop();
                 workload.stopProducing();
-                history.flush();
-                Checker.Facts facts = Checker.read(history.file());
+                // members still append: read the lines flushed whole, not the part of one the writer's buffer spilled
+                Checker.Facts facts = Checker.read(history.file(), history.flushLines());
                 Torture.settle(config, cluster, workload, facts.acked, out);
                 workload.stopConsuming();
             }
