@@ -85,7 +85,7 @@ final class PolledStage {
         if (held == null) {
             return pollUpTo(Long.MAX_VALUE);
         }
-        if (!held.compareAndSet(false, true)) {
+        if (!hasWork() || !held.compareAndSet(false, true)) {
             return 0;
         }
         try {
@@ -158,9 +158,15 @@ final class PolledStage {
         return s - 1;
     }
 
-    /** True if an event waits for this stage (the idle check before parking: {@link WakeableIdleStrategy}). */
+    /**
+     * True if an event waits for this stage's agent (the idle check before parking: {@link WakeableIdleStrategy}):
+     * one is past the stage's sequence and no caller is running the stage. While a caller runs it, that caller
+     * re-checks when it lets go ({@link #release}) and wakes the agent if anything is left; an agent that counted a
+     * held stage's backlog as work would spin through its idle cycles, never parking, for as long as callers keep
+     * taking turns (on a 2-core machine, stealing the CPU those callers need).
+     */
     boolean hasWork() {
-        return follows.getAsLong() > sequence.get();
+        return follows.getAsLong() > sequence.get() && (held == null || !held.get());
     }
 
     /** The agent's last word on this stage; a caller-runnable stage is held from here on, so no caller runs it again. */

@@ -2,10 +2,14 @@ package io.sluice.core.internal.bus;
 
 import com.lmax.disruptor.EventHandler;
 import com.lmax.disruptor.RingBuffer;
+import io.sluice.core.WaitStrategyType;
+import io.sluice.testkit.Await;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -94,5 +98,75 @@ class PolledStageTest {
 
         assertThat(stage.poll()).isEqualTo(3);
         assertThat(handled).containsExactly(0L, 2L);
+    }
+
+    /**
+     * A publisher running the journal writer on its own thread ({@link PolledStage#tryHold}) owns what waits behind
+     * it until it lets go: the agent's poll leaves the stage alone and its idle check counts no work there.
+     */
+    @Test
+    void aHeldStageHasNoWorkForItsAgentUntilTheHolderLetsGo() {
+        PolledStage stage = new PolledStage("held", ring, ring::getCursor, true, recorder, MAX_BATCH, null, true);
+        ring.addGatingSequences(stage.sequence());
+        assertThat(stage.tryHold()).isTrue();
+        ring.publish(ring.next());
+
+        assertThat(stage.hasWork()).as("the holder re-checks when it lets go").isFalse();
+        assertThat(stage.poll()).isZero();
+        assertThat(stage.isHeld()).as("the agent's poll did not take or drop the holder's flag").isTrue();
+        assertThat(handled).isEmpty();
+
+        stage.release();
+        assertThat(stage.hasWork()).isTrue();
+        assertThat(stage.poll()).isEqualTo(1);
+        assertThat(handled).containsExactly(0L);
+        assertThat(stage.hasWork()).isFalse();
+    }
+
+    /**
+     * The agent thread of a held stage with events behind it parks (it used to spin through its idle cycles without
+     * ever parking for as long as the stage stayed held: on a 2-core machine, the CPU the holders needed) and is
+     * woken by the holder's re-check when it lets go, then handles those events.
+     */
+    @Test
+    void anAgentParksWhileACallerHoldsItsStageAndIsWokenWhenTheCallerLetsGo() {
+        List<Long> handledByAgent = new CopyOnWriteArrayList<>();
+        PolledStage stage = new PolledStage("held", ring, ring::getCursor, true,
+                (slot, sequence, endOfBatch) -> handledByAgent.add(sequence), MAX_BATCH, null, true);
+        ring.addGatingSequences(stage.sequence());
+        try (StageAgents agents = new StageAgents("test-agent", 1, WaitStrategyType.SLEEPING)) {
+            StageAgent agent = agents.assign(stage);
+            Await.until("the agent thread started", Duration.ofSeconds(10), () -> agent.thread != null);
+            assertThat(stage.tryHold()).isTrue();
+            try {
+                ring.publish(ring.next());
+                ring.publish(ring.next());
+                agent.wake(); // as if it had been woken for other work: it finds the stage held
+                // parked, and staying parked: a thread unparked but not yet running still reads WAITING for a moment
+                Await.until(() -> "the agent parked while the stage is held; its state: " + agent.thread.getState(),
+                        Duration.ofSeconds(10), () -> staysParked(agent.thread, Duration.ofMillis(50)));
+                assertThat(handledByAgent).isEmpty();
+            } finally {
+                stage.release(); // also on failure: closing the agent waits for the stage to be let go
+            }
+            java.lang.invoke.VarHandle.fullFence();
+            if (stage.hasWork()) {
+                agent.wake(); // what PartitionRing#journalHeldAndRelease does
+            }
+            Await.until(() -> "the agent handled both events: " + handledByAgent, Duration.ofSeconds(10),
+                    () -> handledByAgent.size() == 2);
+            assertThat(handledByAgent).containsExactly(0L, 1L);
+        }
+    }
+
+    private static boolean staysParked(Thread thread, Duration window) {
+        long end = System.nanoTime() + window.toNanos();
+        do {
+            if (thread.getState() != Thread.State.WAITING) {
+                return false;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+        } while (System.nanoTime() - end < 0);
+        return true;
     }
 }
