@@ -58,6 +58,13 @@ public final class MixedSettings {
      */
     static final Duration ZOMBIE_DELAY = Duration.ofSeconds(40);
 
+    /**
+     * How long the first replica must stay without a running query, holding what the second holds, before it is
+     * killed: longer than a statement may run ({@code max_execution_time} = T/3 = 2 s with the test cluster's 6 s
+     * session timeout) plus its commit.
+     */
+    static final Duration QUIET_BEFORE_KILL = Duration.ofSeconds(4);
+
     /** How long the shard's first replica stays down at most ({@link #runOnShard}). */
     static final Duration FAILOVER_WAIT = Duration.ofSeconds(25);
 
@@ -256,8 +263,26 @@ public final class MixedSettings {
         quietFirst.set(true);
         Await.until("the late INSERTs to the first replica delivered", Duration.ofSeconds(30),
                 () -> toFirst.stream().allMatch(p -> p.delayedPending() == 0));
-        Await.until("the second replica caught up", Duration.ofSeconds(30), () -> second.queryLong("SELECT count() FROM system.replicas"
-                + " WHERE concat(database, '.', table) = '" + table + "' AND inserts_in_queue = 0 AND log_pointer > log_max_index") == 1);
+        // and that state held for longer than a statement may run (max_execution_time, T/3): an INSERT that passed the
+        // proxy before the cut can still commit a part on the first replica after one look at the second (a CI run
+        // killed the first replica so, and the shard rightly waited for it)
+        long[] quietSince = {0};
+        Await.until("the first replica quiet and the second caught up with it for " + QUIET_BEFORE_KILL, Duration.ofSeconds(60), () -> {
+            // no INSERT running on the first replica (this query itself starts with SELECT)
+            boolean quiet = first.queryLong("SELECT count() FROM system.processes WHERE query LIKE 'INSERT%'") == 0
+                    && count(first, table) == count(second, table)
+                    && second.queryLong("SELECT count() FROM system.replicas WHERE concat(database, '.', table) = '" + table
+                    + "' AND inserts_in_queue = 0 AND log_pointer > log_max_index") == 1;
+            long now = System.nanoTime();
+            if (!quiet) {
+                quietSince[0] = 0;
+                return false;
+            }
+            if (quietSince[0] == 0) {
+                quietSince[0] = now;
+            }
+            return now - quietSince[0] >= QUIET_BEFORE_KILL.toNanos();
+        });
         long t0 = System.nanoTime();
         first.kill();
         quietFirst.set(false);
