@@ -16,7 +16,6 @@ import org.HdrHistogram.SingleWriterRecorder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -236,9 +235,7 @@ public final class PartitionRing implements AutoCloseable {
         try {
             journalWaiting();
         } finally {
-            journalStage.release();
-            VarHandle.fullFence(); // the re-check's reads after the release (see PolledStage#release)
-            if (journalStage.hasWork()) {
+            if (journalStage.release()) {
                 journalAgent.wake();
             }
         }

@@ -6,6 +6,7 @@ import com.lmax.disruptor.Sequence;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 
@@ -114,13 +115,15 @@ final class PolledStage {
     }
 
     /**
-     * Lets go of the stage. The caller must then re-check {@link #hasWork()} and wake the stage's agent if so: a
-     * publish that saw the stage held woke nobody. The store is volatile, and a publisher's claim (a CAS of the
-     * cursor) comes before its read of the flag, so either that publisher saw the flag clear and woke the agent, or
-     * the re-check sees its claim.
+     * Lets go of the stage and re-checks it: true if events wait for the agent, which the caller must then wake (a
+     * publish that saw the stage held woke nobody). The store is volatile and a full fence orders the re-check's reads
+     * after it; a publisher's claim (a CAS of the cursor) comes before its read of the flag, so either that publisher
+     * saw the flag clear and woke the agent, or the re-check sees its claim.
      */
-    void release() {
+    boolean release() {
         held.set(false);
+        VarHandle.fullFence();
+        return hasWork();
     }
 
     private int pollUpTo(long bound) {

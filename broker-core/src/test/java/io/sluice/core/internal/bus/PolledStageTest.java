@@ -116,7 +116,7 @@ class PolledStageTest {
         assertThat(stage.isHeld()).as("the agent's poll did not take or drop the holder's flag").isTrue();
         assertThat(handled).isEmpty();
 
-        stage.release();
+        assertThat(stage.release()).as("work left for the agent").isTrue();
         assertThat(stage.hasWork()).isTrue();
         assertThat(stage.poll()).isEqualTo(1);
         assertThat(handled).containsExactly(0L);
@@ -138,6 +138,7 @@ class PolledStageTest {
             StageAgent agent = agents.assign(stage);
             Await.until("the agent thread started", Duration.ofSeconds(10), () -> agent.thread != null);
             assertThat(stage.tryHold()).isTrue();
+            boolean wake;
             try {
                 ring.publish(ring.next());
                 ring.publish(ring.next());
@@ -147,12 +148,10 @@ class PolledStageTest {
                         Duration.ofSeconds(10), () -> staysParked(agent.thread, Duration.ofMillis(50)));
                 assertThat(handledByAgent).isEmpty();
             } finally {
-                stage.release(); // also on failure: closing the agent waits for the stage to be let go
+                wake = stage.release(); // also on failure: closing the agent waits for the stage to be let go
             }
-            java.lang.invoke.VarHandle.fullFence();
-            if (stage.hasWork()) {
-                agent.wake(); // what PartitionRing#journalHeldAndRelease does
-            }
+            assertThat(wake).as("work left for the agent").isTrue();
+            agent.wake(); // as PartitionRing#journalHeldAndRelease does
             Await.until(() -> "the agent handled both events: " + handledByAgent, Duration.ofSeconds(10),
                     () -> handledByAgent.size() == 2);
             assertThat(handledByAgent).containsExactly(0L, 1L);
