@@ -37,11 +37,15 @@ import java.util.Objects;
  *                                 answers at once: two thread hand-offs fewer per round trip. The event loop does the
  *                                 append (microseconds; longer when a journal file rolls). False: the journal threads
  *                                 write every batch
+ * @param journalPretouchBytes     how far beyond each journal's last document a background thread keeps the file's
+ *                                 pages in the page cache, so that appends do not fault in fresh pages on the
+ *                                 writing thread ({@code io.sluice.core.internal.journal.JournalPretoucher}); 0: no
+ *                                 such thread
  */
 public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStrategy, int journalThreads,
                            int subscriberThreads, int maxEventSize,
                            RollCycleType rollCycle, long retentionCheckMillis, EpochClock clock, long minFreeDiskBytes,
-                           long journalMapBytes, boolean journalCallerAppends) {
+                           long journalMapBytes, boolean journalCallerAppends, long journalPretouchBytes) {
 
     public static final int MAX_EVENT_SIZE_LIMIT = 64 << 20;
 
@@ -56,6 +60,7 @@ public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStra
     public static final String MIN_FREE_DISK_BYTES = "min.free.disk.bytes";
     public static final String JOURNAL_MAP_BYTES = "journal.map.bytes";
     public static final String JOURNAL_CALLER_APPENDS = "journal.caller.appends";
+    public static final String JOURNAL_PRETOUCH_BYTES = "journal.pretouch.bytes";
 
     /** The broker's settings as a properties file names them; the builder's defaults come from here. */
     public static final ConfigDef DEFINITION = new ConfigDef()
@@ -87,12 +92,17 @@ public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStra
             .define(JOURNAL_CALLER_APPENDS, Type.BOOLEAN, true, Importance.LOW,
                     "a network front's acks=journal batch that finds its partition's journal writer idle is written by "
                             + "the request's event loop, which answers at once (two thread hand-offs fewer per round trip; "
-                            + "the loop does the append, microseconds, longer when a file rolls); false: always the journal threads");
+                            + "the loop does the append, microseconds, longer when a file rolls); false: always the journal threads")
+            .define(JOURNAL_PRETOUCH_BYTES, Type.LONG, 4L << 20, Validator.zeroOrBetween(64L << 10, 1L << 30), Importance.LOW,
+                    "bytes beyond each journal's end that a background thread (sluice-pretouch) reads into the page "
+                            + "cache ahead of the writer, so that an append does not fault in and zero fresh pages on the "
+                            + "writing thread; clean, reclaimable pages; 0: no such thread");
 
     public static final int DEFAULT_RING_SIZE = DEFINITION.defaultInt(RING_SIZE);
     public static final int DEFAULT_MAX_EVENT_SIZE = DEFINITION.defaultInt(MAX_EVENT_SIZE);
     public static final long DEFAULT_MIN_FREE_DISK_BYTES = DEFINITION.defaultLong(MIN_FREE_DISK_BYTES);
     public static final long DEFAULT_JOURNAL_MAP_BYTES = DEFINITION.defaultLong(JOURNAL_MAP_BYTES);
+    public static final long DEFAULT_JOURNAL_PRETOUCH_BYTES = DEFINITION.defaultLong(JOURNAL_PRETOUCH_BYTES);
 
     public BrokerConfig {
         Objects.requireNonNull(dataDir, "dataDir");
@@ -106,6 +116,7 @@ public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStra
         DEFINITION.check(MIN_FREE_DISK_BYTES, "minFreeDiskBytes", minFreeDiskBytes);
         DEFINITION.check(RETENTION_CHECK_MS, "retentionCheckMillis", retentionCheckMillis);
         DEFINITION.check(JOURNAL_MAP_BYTES, "journalMapBytes", journalMapBytes);
+        DEFINITION.check(JOURNAL_PRETOUCH_BYTES, "journalPretouchBytes", journalPretouchBytes);
     }
 
     public static Builder builder(Path dataDir) {
@@ -124,7 +135,8 @@ public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStra
                 .retentionCheckMillis(settings.getLong(RETENTION_CHECK_MS))
                 .minFreeDiskBytes(settings.getLong(MIN_FREE_DISK_BYTES))
                 .journalMapBytes(settings.getLong(JOURNAL_MAP_BYTES))
-                .journalCallerAppends(settings.getBoolean(JOURNAL_CALLER_APPENDS));
+                .journalCallerAppends(settings.getBoolean(JOURNAL_CALLER_APPENDS))
+                .journalPretouchBytes(settings.getLong(JOURNAL_PRETOUCH_BYTES));
     }
 
     public static final class Builder {
@@ -140,6 +152,7 @@ public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStra
         private long minFreeDiskBytes = DEFAULT_MIN_FREE_DISK_BYTES;
         private long journalMapBytes = DEFAULT_JOURNAL_MAP_BYTES;
         private boolean journalCallerAppends = (Boolean) DEFINITION.defaultValue(JOURNAL_CALLER_APPENDS);
+        private long journalPretouchBytes = DEFAULT_JOURNAL_PRETOUCH_BYTES;
 
         private Builder(Path dataDir) {
             this.dataDir = dataDir;
@@ -156,13 +169,15 @@ public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStra
         public Builder minFreeDiskBytes(long v) { this.minFreeDiskBytes = v; return this; }
         public Builder journalMapBytes(long v) { this.journalMapBytes = v; return this; }
         public Builder journalCallerAppends(boolean v) { this.journalCallerAppends = v; return this; }
+        public Builder journalPretouchBytes(long v) { this.journalPretouchBytes = v; return this; }
 
         public BrokerConfig build() {
             if (dataDir == null) {
                 throw InvalidConfigException.of("dataDir", null, "must be set");
             }
             return new BrokerConfig(dataDir, ringSize, waitStrategy, journalThreads, subscriberThreads, maxEventSize,
-                    rollCycle, retentionCheckMillis, clock, minFreeDiskBytes, journalMapBytes, journalCallerAppends);
+                    rollCycle, retentionCheckMillis, clock, minFreeDiskBytes, journalMapBytes, journalCallerAppends,
+                    journalPretouchBytes);
         }
     }
 }

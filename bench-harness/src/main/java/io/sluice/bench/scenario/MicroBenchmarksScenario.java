@@ -109,7 +109,8 @@ public final class MicroBenchmarksScenario implements Scenario {
 
         Table.Builder journal = Table.builder("JournalAppendBenchmark: journaled publish (acks=JOURNAL), one producer thread",
                 "raw Chronicle Queue appends of the same bytes from the benchmark thread: one document per event, or per "
-                        + "64 KiB batch beside the batching producer");
+                        + "64 KiB batch beside the batching producer; fresh pages are faulted in on that thread (open-source "
+                        + "Chronicle has no pretoucher), where Sluice's sluice-pretouch thread reads ahead (journal.pretouch.bytes)");
         for (String size : new String[]{"100", "1024"}) {
             Sample s = score(results, "JournalAppendBenchmark.append", "size", size, "target", "sluice");
             Sample r = score(results, "JournalAppendBenchmark.append", "size", size, "target", "raw-chronicle");

@@ -470,7 +470,9 @@ public final class StreamProcessorScenario implements Scenario {
             rRandom = random.b();
         }
         Table.Builder t = Table.builder("7. Storage: " + String.format("%,d", n) + " × 1 KiB write, sequential read, "
-                + String.format("%,d", reads) + " random reads", "plain Chronicle Queue, one thread (appender / tailer / moveToIndex)");
+                + String.format("%,d", reads) + " random reads", "plain Chronicle Queue, one thread (appender / tailer / moveToIndex); it faults in fresh pages on the appending thread "
+                        + "(open-source Chronicle has no pretoucher), where Sluice's sluice-pretouch thread reads ahead "
+                        + "(journal.pretouch.bytes; its CPU is in Sluice's rows)");
         t.row(new Row("Write, 1 partition", "msg/s", Better.HIGHER, Repeat.sample(sWrite, Run::perSecond), Repeat.sample(rWrite, Run::perSecond), 138_764.0,
                 "Sluice: trySend into 1 partition until every acknowledgement (acks=JOURNAL); the 4-partition rate of the same "
                         + "call is table 5's 1 KiB row").withGoal(Goal.timesReference(3)));

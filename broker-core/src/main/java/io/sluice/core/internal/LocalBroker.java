@@ -27,6 +27,7 @@ import io.sluice.core.internal.client.PushConsumer;
 import io.sluice.core.internal.group.GroupCoordinator;
 import io.sluice.core.internal.journal.ChronicleSupport;
 import io.sluice.core.internal.journal.ChronicleSwitches;
+import io.sluice.core.internal.journal.JournalPretoucher;
 import io.sluice.core.internal.journal.JournalProgress;
 import io.sluice.core.internal.journal.JournalReader;
 import io.sluice.records.CheckedBatch;
@@ -72,6 +73,8 @@ public final class LocalBroker implements Broker, BrokerFront, LocalProducer.Rin
     private final GroupCoordinator groups;
     /** The threads every partition's journal writer and live subscribers share. */
     private final StageAgents journalAgents;
+    /** reads ahead of the journal writers (journal.pretouch.bytes), or null */
+    private final JournalPretoucher pretoucher;
     private final StageAgents subscriberAgents;
     private final ScheduledExecutorService housekeeper;
     private final FileChannel lockChannel;
@@ -101,6 +104,8 @@ public final class LocalBroker implements Broker, BrokerFront, LocalProducer.Rin
         // subscriber.threads = 0: live subscribers run on the journal threads (PartitionRing.subscribe)
         this.subscriberAgents = config.subscriberThreads() == 0 ? null
                 : new StageAgents("sluice-subscriber", config.subscriberThreads(), config.waitStrategy());
+        this.pretoucher = config.journalPretouchBytes() == 0 ? null
+                : new JournalPretoucher(config.journalPretouchBytes(), "sluice-pretouch");
         try {
             loadTopics();
             this.groups = new GroupCoordinator(dataDir.resolve("groups"), this::partitionsOf, config.clock());
@@ -110,6 +115,9 @@ public final class LocalBroker implements Broker, BrokerFront, LocalProducer.Rin
                 subscriberAgents.close();
             }
             journalAgents.close();
+            if (pretoucher != null) {
+                pretoucher.close();
+            }
             releaseLock();
             throw e;
         }
@@ -137,7 +145,7 @@ public final class LocalBroker implements Broker, BrokerFront, LocalProducer.Rin
         try (DirectoryStream<Path> dirs = Files.newDirectoryStream(topicsDir)) {
             for (Path dir : dirs) {
                 if (Files.isRegularFile(dir.resolve(Topic.CONFIG_FILE))) {
-                    Topic t = Topic.load(dir, config, journalAgents, subscriberAgents);
+                    Topic t = Topic.load(dir, config, journalAgents, subscriberAgents, pretoucher);
                     topics.put(t.name(), t);
                 }
             }
@@ -157,7 +165,7 @@ public final class LocalBroker implements Broker, BrokerFront, LocalProducer.Rin
         if (topics.containsKey(topicConfig.name())) {
             throw new SluiceException.TopicExistsException("topic '" + topicConfig.name() + "' already exists");
         }
-        Topic t = Topic.create(topicConfig, topicsDir.resolve(topicConfig.name()), config, journalAgents, subscriberAgents);
+        Topic t = Topic.create(topicConfig, topicsDir.resolve(topicConfig.name()), config, journalAgents, subscriberAgents, pretoucher);
         topics.put(t.name(), t);
         LOG.info("created topic '{}' with {} partitions", t.name(), topicConfig.partitions());
         return t.describe();
@@ -513,6 +521,9 @@ public final class LocalBroker implements Broker, BrokerFront, LocalProducer.Rin
             subscriberAgents.close();
         }
         journalAgents.close();
+        if (pretoucher != null) {
+            pretoucher.close();
+        }
         releaseLock();
         LOG.info("broker closed ({})", config.dataDir());
     }

@@ -9,6 +9,7 @@ import io.sluice.core.internal.bus.PartitionRing;
 import io.sluice.core.internal.bus.StageAgents;
 import io.sluice.core.internal.client.LocalProducer;
 import io.sluice.core.internal.journal.DurableFiles;
+import io.sluice.core.internal.journal.JournalPretoucher;
 import io.sluice.core.internal.journal.PartitionJournal;
 
 import java.io.IOException;
@@ -33,7 +34,8 @@ final class Topic implements AutoCloseable {
     private final PartitionRing[] rings;
     private final LocalProducer.TopicRings producerView;
 
-    private Topic(TopicConfig config, Path dir, BrokerConfig brokerConfig, StageAgents journalAgents, StageAgents subscriberAgents) {
+    private Topic(TopicConfig config, Path dir, BrokerConfig brokerConfig, StageAgents journalAgents, StageAgents subscriberAgents,
+                  JournalPretoucher pretoucher) {
         this.config = config;
         this.dir = dir;
         this.rings = new PartitionRing[config.partitions()];
@@ -44,6 +46,9 @@ final class Topic implements AutoCloseable {
                         ? new PartitionJournal(tp, dir.resolve(Integer.toString(p)), brokerConfig.rollCycle(), brokerConfig.clock(),
                                 brokerConfig.minFreeDiskBytes(), brokerConfig.journalMapBytes())
                         : null;
+                if (journal != null && pretoucher != null) {
+                    journal.pretouchWith(pretoucher.register(tp.toString()));
+                }
                 rings[p] = new PartitionRing(tp, brokerConfig.ringSize(), journal, journalAgents, subscriberAgents);
             }
         } catch (RuntimeException e) {
@@ -58,9 +63,9 @@ final class Topic implements AutoCloseable {
     }
 
     static Topic create(TopicConfig config, Path dir, BrokerConfig brokerConfig, StageAgents journalAgents,
-                        StageAgents subscriberAgents) {
+                        StageAgents subscriberAgents, JournalPretoucher pretoucher) {
         writeConfig(config, dir);
-        return new Topic(config, dir, brokerConfig, journalAgents, subscriberAgents);
+        return new Topic(config, dir, brokerConfig, journalAgents, subscriberAgents, pretoucher);
     }
 
     /** Persists and applies a new config with the same name, partitions and journaled flag. */
@@ -87,7 +92,8 @@ final class Topic implements AutoCloseable {
         }
     }
 
-    static Topic load(Path dir, BrokerConfig brokerConfig, StageAgents journalAgents, StageAgents subscriberAgents) {
+    static Topic load(Path dir, BrokerConfig brokerConfig, StageAgents journalAgents, StageAgents subscriberAgents,
+                      JournalPretoucher pretoucher) {
         Properties p = new Properties();
         try (Reader r = Files.newBufferedReader(dir.resolve(CONFIG_FILE), StandardCharsets.UTF_8)) {
             p.load(r);
@@ -97,7 +103,7 @@ final class Topic implements AutoCloseable {
         TopicConfig config = new TopicConfig(p.getProperty("name"), Integer.parseInt(p.getProperty("partitions")),
                 Long.parseLong(p.getProperty("retention.ms", "-1")), Long.parseLong(p.getProperty("retention.bytes", "-1")),
                 Boolean.parseBoolean(p.getProperty("journaled", "true")));
-        return new Topic(config, dir, brokerConfig, journalAgents, subscriberAgents);
+        return new Topic(config, dir, brokerConfig, journalAgents, subscriberAgents, pretoucher);
     }
 
     TopicConfig config() {

@@ -21,6 +21,12 @@ public interface Validator {
                 "between " + min + " and " + max, "[" + min + ", " + max + "]");
     }
 
+    /** 0 (off), or numbers in [min, max]. */
+    static Validator zeroOrBetween(long min, long max) {
+        return of(v -> ((Number) v).longValue() == 0 || ((Number) v).longValue() >= min && ((Number) v).longValue() <= max,
+                "0 or between " + min + " and " + max, "0, or [" + min + ", " + max + "]");
+    }
+
     /** Numbers ≥ min. */
     static Validator atLeast(long min) {
         return of(v -> ((Number) v).longValue() >= min, ">= " + min, "≥ " + min);

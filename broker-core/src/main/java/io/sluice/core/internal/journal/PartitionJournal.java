@@ -103,8 +103,14 @@ public final class PartitionJournal implements AutoCloseable {
      */
     public static final int DEFAULT_MAX_BATCH_BYTES = 64 << 10;
 
+    /** the pretoucher's handle on this journal ({@code journal.pretouch.bytes}), or null */
+    private JournalPretoucher.Target pretouch;
+
     // journal-writer thread state
     private ExcerptAppender appender;
+    /** where the last document ended in its cycle file, and that file (for {@link #pretouch}) */
+    private long lastDocumentEnd;
+    private Path lastCycleFile;
     private int lastCycle = Integer.MIN_VALUE;
     /** Chronicle sequence number of the last batch committed in {@link #lastCycle}, -1 when not known (ask Chronicle) */
     private long lastSequence = -1;
@@ -381,6 +387,7 @@ public final class PartitionJournal implements AutoCloseable {
             }
             dc = appender.writingDocument();
             dc.wire().bytes().write(batch, offset, length);
+            lastDocumentEnd = dc.wire().bytes().writePosition();
             dc.close();
         } catch (Throwable t) {
             if (dc != null) {
@@ -529,13 +536,25 @@ public final class PartitionJournal implements AutoCloseable {
                 cycleByBaseOffset.put(base, cycle);
             }
             lastCycle = cycle;
+            lastCycleFile = pretouch == null ? null : cycleFile(cycle);
             unsyncedCycles.add(cycle);
             directoryUnsynced = true;
             if (unsyncedCycles.size() > MAX_UNSYNCED_CYCLES) {
                 syncQuietly(); // a JOURNAL-only partition never syncs: keep the set bounded
             }
         }
+        if (pretouch != null) {
+            pretouch.appended(lastCycleFile, lastDocumentEnd);
+        }
         endOffset = base + count; // volatile write publishes the batch to readers
+    }
+
+    /**
+     * Lets {@code target}'s pretoucher keep the pages after this journal's end in the page cache
+     * ({@link JournalPretoucher}); call before the first append. Closed with the journal.
+     */
+    public void pretouchWith(JournalPretoucher.Target target) {
+        this.pretouch = target;
     }
 
     /** Discards the open batch, if any: its document is rolled back and nothing of it is stored. */
@@ -884,6 +903,9 @@ public final class PartitionJournal implements AutoCloseable {
     /** Closes the queue. Call after the journal writer stopped. */
     @Override
     public void close() {
+        if (pretouch != null) {
+            pretouch.close();
+        }
         abortBatch();
         if (appender != null) {
             appender.singleThreadedCheckReset();
