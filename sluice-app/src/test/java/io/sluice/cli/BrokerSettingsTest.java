@@ -82,5 +82,11 @@ class BrokerSettingsTest {
                 .hasMessage("journal.map.bytes must be between 16777216 and 1073741824, got 4194304");
         assertThat(io.sluice.core.BrokerConfig.builder(BrokerSettings.resolve(props("journal.map.bytes", "268435456"),
                 Map.of(), Map.of()).values()).build().journalMapBytes()).isEqualTo(256L << 20);
+        assertThatThrownBy(() -> BrokerSettings.resolve(props(), Map.of(), Map.of("journal.pretouch.bytes", "4096")))
+                .hasMessage("journal.pretouch.bytes must be 0 or between 65536 and 1073741824, got 4096");
+        assertThat(io.sluice.core.BrokerConfig.builder(BrokerSettings.resolve(props(), Map.of(),
+                Map.of("journal.pretouch.bytes", "0")).values()).build().journalPretouchBytes()).as("--set journal.pretouch.bytes=0: off").isZero();
+        assertThat(io.sluice.core.BrokerConfig.builder(BrokerSettings.resolve(props(), Map.of(), Map.of()).values()).build()
+                .journalPretouchBytes()).isEqualTo(4L << 20);
     }
 }
