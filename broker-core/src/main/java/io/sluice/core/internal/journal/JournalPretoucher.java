@@ -1,5 +1,6 @@
 package io.sluice.core.internal.journal;
 
+import io.sluice.core.internal.NamedThreadFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,8 +67,7 @@ public final class JournalPretoucher implements AutoCloseable {
             throw new IllegalArgumentException("aheadBytes " + aheadBytes + " < " + CHUNK);
         }
         this.aheadBytes = aheadBytes;
-        this.thread = new Thread(this::run, threadName);
-        thread.setDaemon(true);
+        this.thread = new NamedThreadFactory(threadName).newThread(this::run);
         thread.start();
     }
 
