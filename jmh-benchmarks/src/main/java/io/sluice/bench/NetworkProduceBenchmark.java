@@ -5,12 +5,14 @@ import io.sluice.bench.internal.TempDir;
 import io.sluice.core.Acks;
 import io.sluice.core.Broker;
 import io.sluice.core.BrokerConfig;
+import io.sluice.core.Producer;
 import io.sluice.core.ProducerConfig;
 import io.sluice.core.ProducerRecord;
 import io.sluice.core.TopicConfig;
 import io.sluice.net.client.ClientConfig;
 import io.sluice.net.client.RemoteProducer;
 import io.sluice.net.client.RemoteProducerConfig;
+import io.sluice.net.client.SyncProducer;
 import io.sluice.net.server.BrokerServer;
 import io.sluice.net.server.BrokerServerConfig;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -33,8 +35,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One client, synchronous produce round trip of a 100 B record through Sluice's Netty broker and Java client
- * ({@code send(record).get()}, acks=JOURNAL, linger 0), beside a raw plain-socket echo of the same 100 B on the same
+ * One client, synchronous produce round trip of a 100 B record through Sluice's Netty broker and a Java client
+ * ({@code send(record).get()}, acks=JOURNAL; {@code RemoteProducer} with linger 0, or {@code SyncProducer}), beside a
+ * raw plain-socket echo of the same 100 B on the same
  * loopback in the same run. Sample-time mode: JMH reports P50/P90/P99/P99.9 per target. Goal: Sluice's P50 ≤ 1.5×
  * the echo's (001 reference: 54.55 µs P50).
  * <pre>java -jar jmh-benchmarks/target/benchmarks.jar NetworkProduceBenchmark -rf json</pre>
@@ -49,7 +52,8 @@ import java.util.concurrent.TimeUnit;
 @State(Scope.Benchmark)
 public class NetworkProduceBenchmark {
 
-    @Param({"sluice", "raw-echo"})
+    /** {@code sluice}: {@code RemoteProducer} (an event loop between the caller and its socket); {@code sluice-sync}: {@code SyncProducer} (the caller's own socket I/O). */
+    @Param({"sluice", "sluice-sync", "raw-echo"})
     public String target;
 
     /** The broker's {@code wait.strategy} ({@link io.sluice.core.WaitStrategyType}, lower case); try others with {@code -p waitStrategy=yielding}. */
@@ -59,7 +63,7 @@ public class NetworkProduceBenchmark {
     private TempDir dir;
     private Broker broker;
     private BrokerServer server;
-    private RemoteProducer producer;
+    private Producer producer;
     private ProducerRecord record;
     private LoopbackEcho echo;
     private LoopbackEcho.Client echoClient;
@@ -79,8 +83,10 @@ public class NetworkProduceBenchmark {
                 .waitStrategy(io.sluice.core.WaitStrategyType.valueOf(waitStrategy.toUpperCase(java.util.Locale.ROOT))).build());
         broker.createTopic(TopicConfig.of("net", 1));
         server = BrokerServer.start(broker, BrokerServerConfig.builder().bindAddress("127.0.0.1").port(0).build());
-        producer = new RemoteProducer(RemoteProducerConfig.builder(ClientConfig.of("127.0.0.1:" + server.port()))
-                .producer(ProducerConfig.builder().acks(Acks.JOURNAL).build()).lingerMicros(0).build());
+        ClientConfig client = ClientConfig.of("127.0.0.1:" + server.port());
+        ProducerConfig acks = ProducerConfig.builder().acks(Acks.JOURNAL).build();
+        producer = target.equals("sluice-sync") ? new SyncProducer(client, acks)
+                : new RemoteProducer(RemoteProducerConfig.builder(client).producer(acks).lingerMicros(0).build());
         record = new ProducerRecord("net", 0, null, value, List.of(), ProducerRecord.NO_TIMESTAMP);
     }
 

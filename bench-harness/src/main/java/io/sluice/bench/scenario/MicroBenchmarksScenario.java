@@ -129,12 +129,16 @@ public final class MicroBenchmarksScenario implements Scenario {
 
         Table.Builder net = Table.builder("NetworkProduceBenchmark: one client, sync produce of 100 B (acks=JOURNAL)",
                 "plain-socket echo of 100 B on the same loopback");
-        for (double p : new double[]{0.5, 0.9, 0.99, 0.999}) {
-            Row row = new Row("P" + (p * 100 == Math.rint(p * 100) ? String.valueOf((int) (p * 100)) : String.valueOf(p * 100))
-                    + " round trip (JMH sample time)", "µs", Better.LOWER, percentile(results, "sluice", p),
-                    percentile(results, "raw-echo", p), null,
-                    p == 0.5 ? "against the reference: stream-processor table 3 (produce RTT)" : null);
-            net.row(p == 0.5 ? row.withGoal(Goal.timesBaseline(1.5)) : row);
+        for (String target : new String[]{"sluice", "sluice-sync"}) {
+            String client = target.equals("sluice") ? "" : "SyncProducer: ";
+            for (double p : new double[]{0.5, 0.9, 0.99, 0.999}) {
+                Row row = new Row(client + "P" + (p * 100 == Math.rint(p * 100) ? String.valueOf((int) (p * 100)) : String.valueOf(p * 100))
+                        + " round trip (JMH sample time)", "µs", Better.LOWER, percentile(results, target, p),
+                        percentile(results, "raw-echo", p), null,
+                        p != 0.5 ? null : target.equals("sluice") ? "RemoteProducer (linger 0); against the reference: stream-processor table 3 (produce RTT)"
+                                : "SyncProducer: the caller writes its request and reads the answer itself");
+                net.row(p == 0.5 ? row.withGoal(Goal.timesBaseline(1.5)) : row);
+            }
         }
         tables.add(net.build());
         return new ScenarioResult(name(), title(), reference(), tables, charts, notes, 0);

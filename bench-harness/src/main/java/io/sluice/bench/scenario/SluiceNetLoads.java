@@ -6,6 +6,7 @@ import io.sluice.core.Broker;
 import io.sluice.core.ConsumerConfig;
 import io.sluice.core.ConsumerRecord;
 import io.sluice.core.OffsetReset;
+import io.sluice.core.Producer;
 import io.sluice.core.ProducerConfig;
 import io.sluice.core.ProducerRecord;
 import io.sluice.core.TopicPartition;
@@ -13,6 +14,7 @@ import io.sluice.net.client.ClientConfig;
 import io.sluice.net.client.RemoteConsumer;
 import io.sluice.net.client.RemoteProducer;
 import io.sluice.net.client.RemoteProducerConfig;
+import io.sluice.net.client.SyncProducer;
 import io.sluice.net.server.BrokerServer;
 import io.sluice.net.server.BrokerServerConfig;
 import org.HdrHistogram.Histogram;
@@ -42,17 +44,29 @@ final class SluiceNetLoads implements AutoCloseable {
         return server.transport();
     }
 
+    /** Which Java client a sync produce load uses. */
+    enum Client {
+        /** {@code RemoteProducer}: the caller hands its record to the client's event loop, which completes its future. */
+        REMOTE,
+        /** {@code SyncProducer}: the caller writes its request and reads the answer itself. */
+        CALLER_THREAD
+    }
+
     /** A client producer that sends each record at once (linger 0) with acks=JOURNAL. */
-    RemoteProducer producer(String clientId) {
-        return new RemoteProducer(RemoteProducerConfig.builder(ClientConfig.builder(bootstrap).clientId(clientId).build())
-                .producer(ProducerConfig.builder().acks(Acks.JOURNAL).build()).lingerMicros(0).build());
+    Producer producer(Client client, String clientId) {
+        ClientConfig config = ClientConfig.builder(bootstrap).clientId(clientId).build();
+        ProducerConfig producer = ProducerConfig.builder().acks(Acks.JOURNAL).build();
+        return switch (client) {
+            case REMOTE -> new RemoteProducer(RemoteProducerConfig.builder(config).producer(producer).lingerMicros(0).build());
+            case CALLER_THREAD -> new SyncProducer(config, producer);
+        };
     }
 
     /**
      * {@code clients} client connections, each on its own thread doing {@code perClient} synchronous produce round
      * trips ({@code send(record).get()}: request, journal append, acknowledgement).
      */
-    Run syncProduce(String topic, int clients, int perClient, byte[] value) throws Exception {
+    Run syncProduce(Client client, String topic, int clients, int perClient, byte[] value) throws Exception {
         Histogram[] hs = new Histogram[clients];
         List<Thread> threads = new ArrayList<>();
         List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -65,7 +79,7 @@ final class SluiceNetLoads implements AutoCloseable {
             hs[c] = h;
             String id = "bench-net-" + c;
             Thread t = new Thread(() -> {
-                try (RemoteProducer p = producer(id)) {
+                try (Producer p = producer(client, id)) {
                     p.send(record).get(30, TimeUnit.SECONDS); // connect and learn the topic before the clock starts
                     ready.countDown();
                     go.await();

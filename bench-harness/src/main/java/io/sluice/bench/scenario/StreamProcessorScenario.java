@@ -264,11 +264,14 @@ public final class StreamProcessorScenario implements Scenario {
         }
         try (LoopbackEcho server = new LoopbackEcho()) {
             SluiceNetLoads n = net;
-            // Sluice and its socket baseline in turns (medians of alternating runs)
-            Repeat.Pair produced = Repeat.alternating(o, n == null ? null : () -> n.syncProduce(topic, 1, requests, payload),
+            // Sluice's two clients and the socket baseline in turns (medians of alternating runs)
+            List<List<Run>> produced = Repeat.inTurns(o, o.warmups(),
+                    n == null ? null : () -> n.syncProduce(SluiceNetLoads.Client.REMOTE, topic, 1, requests, payload),
+                    n == null ? null : () -> n.syncProduce(SluiceNetLoads.Client.CALLER_THREAD, topic, 1, requests, payload),
                     () -> NetLoads.echo(server, 1, requests, payload));
-            List<Run> produce = produced.a();
-            List<Run> echo = produced.b();
+            List<Run> produce = produced.get(0);
+            List<Run> direct = produced.get(1);
+            List<Run> echo = produced.get(2);
             long[] seed = {1};
             Repeat.Pair fetched = Repeat.alternating(o, n == null ? null
                             : () -> n.fetch(broker, new TopicPartition(topic, 0), fetches, fetchRecords, payload.length, seed[0]++),
@@ -280,6 +283,12 @@ public final class StreamProcessorScenario implements Scenario {
             latencyRows(t, produce, echo, new int[]{0, 1, 2, 4, 5, 7}, new double[]{33.08, 53.98, 54.55, 68.12, 81.80, 326.26}, "produce RTT", null,
                     Goal.timesBaseline(1.5));
             CpuRows.add(t, "", produce, echo, "per round trip, client and server in this JVM");
+            t.row("SyncProducer: produce throughput", "req/s", Better.HIGHER, Repeat.sample(direct, Run::perSecond),
+                    Repeat.sample(echo, Run::perSecond), 18_511.0, n == null ? NET_MISSING
+                            : "the caller-thread client (`SyncProducer`): writes its request and reads the answer on the calling thread");
+            latencyRows(t, direct, echo, new int[]{0, 1, 2, 4, 5, 7}, new double[]{33.08, 53.98, 54.55, 68.12, 81.80, 326.26},
+                    "SyncProducer: produce RTT", null, Goal.timesBaseline(1.5));
+            CpuRows.add(t, "SyncProducer: ", direct, echo, null);
             f.row("Fetch throughput", "fetches/s", Better.HIGHER, Repeat.sample(fetch, Run::perSecond), Repeat.sample(fetchEcho, Run::perSecond), null,
                     n == null ? NET_MISSING : FETCH_RECORDS + " records per fetch (the reference printed latencies only)");
             latencyRows(f, fetch, fetchEcho, new int[]{0, 1, 2, 4, 5}, new double[]{292.72, 519.12, 398.48, 1_409.09, 3_718.06}, "fetch RTT", null);
@@ -288,6 +297,7 @@ public final class StreamProcessorScenario implements Scenario {
                     "per record fetched (" + FETCH_RECORDS + " per fetch; the baseline moves the same payload bytes), client and server in this JVM");
             if (produce != null) {
                 plot.histogram("Sluice produce (acks=journal)", merged(produce));
+                plot.histogram("Sluice SyncProducer produce (acks=journal)", merged(direct));
                 plot.histogram("Sluice fetch (" + FETCH_RECORDS + " records)", merged(fetch));
             }
             plot.histogram("raw echo (100 B)", merged(echo));
@@ -297,10 +307,13 @@ public final class StreamProcessorScenario implements Scenario {
             for (int i = 0; i < clients.length; i++) {
                 int c = clients[i];
                 // one client is table 3's measurement (one figure per quantity): its runs, against this table's reference
-                Repeat.Pair pair = c == 1 ? produced : Repeat.alternating(o, n == null ? null : () -> n.syncProduce(topic, c, 500, payload),
+                List<List<Run>> turns = c == 1 ? produced : Repeat.inTurns(o, o.warmups(),
+                        n == null ? null : () -> n.syncProduce(SluiceNetLoads.Client.REMOTE, topic, c, 500, payload),
+                        n == null ? null : () -> n.syncProduce(SluiceNetLoads.Client.CALLER_THREAD, topic, c, 500, payload),
                         () -> NetLoads.echo(server, c, 500, payload));
-                List<Run> s = pair.a();
-                List<Run> raw = pair.b();
+                List<Run> s = turns.get(0);
+                List<Run> d = turns.get(1);
+                List<Run> raw = turns.get(2);
                 String label = c + (c == 1 ? " client" : " clients");
                 Row throughput = new Row(label + " throughput", "req/s", Better.HIGHER, Repeat.sample(s, Run::perSecond),
                         Repeat.sample(raw, Run::perSecond), ref[i][0], i == 0 ? (n == null ? NET_MISSING
@@ -310,6 +323,12 @@ public final class StreamProcessorScenario implements Scenario {
                 m.row(label + " avg", "µs", Better.LOWER, Repeat.sample(s, r -> r.latencyMicros(1)), Repeat.sample(raw, r -> r.latencyMicros(1)), ref[i][1], null);
                 m.row(label + " P99", "µs", Better.LOWER, Repeat.sample(s, r -> r.latencyMicros(5)), Repeat.sample(raw, r -> r.latencyMicros(5)), ref[i][2], null);
                 CpuRows.add(m, label + " ", s, raw, i == 0 ? "per round trip, clients and server in this JVM" : null);
+                Row directThroughput = new Row("SyncProducer: " + label + " throughput", "req/s", Better.HIGHER, Repeat.sample(d, Run::perSecond),
+                        Repeat.sample(raw, Run::perSecond), ref[i][0], i == 0 && n != null
+                        ? "the caller-thread client (`SyncProducer`), one per client thread, in turns with the rows above and the echo" : null);
+                m.row(c == 8 ? directThroughput.withGoal(Goal.absolute(100_000)) : directThroughput);
+                m.row("SyncProducer: " + label + " P99", "µs", Better.LOWER, Repeat.sample(d, r -> r.latencyMicros(5)),
+                        Repeat.sample(raw, r -> r.latencyMicros(5)), ref[i][2], null);
                 bars.category(label, Repeat.median(s, Run::perSecond), Repeat.median(raw, Run::perSecond), ref[i][0]);
             }
         } finally {
