@@ -56,24 +56,6 @@ class ClientServerTest {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
-    /** Reads {@code count} records from every partition of the topic from the beginning. */
-    private List<ConsumerRecord> readAll(String topic, int partitions, int count) {
-        List<ConsumerRecord> all = new ArrayList<>();
-        ConsumerConfig config = ConsumerConfig.builder().offsetReset(OffsetReset.EARLIEST).maxPollRecords(10_000).build();
-        try (Consumer consumer = new RemoteConsumer(broker.bootstrap(), config)) {
-            Set<TopicPartition> tps = new HashSet<>();
-            for (int p = 0; p < partitions; p++) {
-                tps.add(new TopicPartition(topic, p));
-            }
-            consumer.assign(tps);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (all.size() < count && System.nanoTime() < deadline) {
-                all.addAll(consumer.poll(Duration.ofMillis(200)));
-            }
-        }
-        return all;
-    }
-
     @Test
     void everyAcknowledgedRecordIsReadBackOnceInOrderPerPartition() throws Exception {
         broker.broker.createTopic(TopicConfig.of("orders", 3));
@@ -99,7 +81,7 @@ class ClientServerTest {
             }
         });
 
-        List<ConsumerRecord> read = readAll("orders", 3, n);
+        List<ConsumerRecord> read = broker.readAll("orders", 3, n);
         assertThat(read).hasSize(n);
         Set<String> values = new HashSet<>();
         Map<Integer, Integer> lastIndexPerKey = new HashMap<>();
@@ -133,7 +115,7 @@ class ClientServerTest {
                 assertThat(md.offset()).isEqualTo(acks == Acks.MEMORY ? -1 : (long) acks.ordinal());
             }
         }
-        assertThat(readAll("acks", 1, 3)).extracting(ConsumerRecord::valueAsString).containsExactly("MEMORY", "JOURNAL", "SYNC");
+        assertThat(broker.readAll("acks", 1, 3)).extracting(ConsumerRecord::valueAsString).containsExactly("MEMORY", "JOURNAL", "SYNC");
     }
 
     @Test
@@ -464,7 +446,7 @@ class ClientServerTest {
             RecordMetadata md = p.send(ProducerRecord.of("gone", null, "after")).get(10, TimeUnit.SECONDS);
             assertThat(md.offset()).isEqualTo(1);
         }
-        assertThat(readAll("gone", 1, 2)).extracting(ConsumerRecord::valueAsString).containsExactly("orphan", "after");
+        assertThat(broker.readAll("gone", 1, 2)).extracting(ConsumerRecord::valueAsString).containsExactly("orphan", "after");
     }
 
     @Test
@@ -528,7 +510,7 @@ class ClientServerTest {
                 last.put(md.partition(), md.offset());
             }
         }
-        List<ConsumerRecord> read = readAll("order", 3, threads * perThread);
+        List<ConsumerRecord> read = broker.readAll("order", 3, threads * perThread);
         assertThat(read).hasSize(threads * perThread);
     }
 }

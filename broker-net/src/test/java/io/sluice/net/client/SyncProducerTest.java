@@ -2,11 +2,8 @@ package io.sluice.net.client;
 
 import io.netty.handler.ssl.SslContextBuilder;
 import io.sluice.core.Acks;
-import io.sluice.core.Consumer;
-import io.sluice.core.ConsumerConfig;
 import io.sluice.core.ConsumerRecord;
 import io.sluice.core.KeyPartitioner;
-import io.sluice.core.OffsetReset;
 import io.sluice.core.Producer;
 import io.sluice.core.ProducerConfig;
 import io.sluice.core.ProducerRecord;
@@ -36,7 +33,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
@@ -62,23 +58,6 @@ class SyncProducerTest {
         broker.close();
     }
 
-    private List<ConsumerRecord> readAll(String topic, int partitions, int count) {
-        List<ConsumerRecord> all = new ArrayList<>();
-        ConsumerConfig config = ConsumerConfig.builder().offsetReset(OffsetReset.EARLIEST).maxPollRecords(10_000).build();
-        try (Consumer consumer = new RemoteConsumer(broker.bootstrap(), config)) {
-            Set<TopicPartition> tps = new HashSet<>();
-            for (int p = 0; p < partitions; p++) {
-                tps.add(new TopicPartition(topic, p));
-            }
-            consumer.assign(tps);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (all.size() < count && System.nanoTime() < deadline) {
-                all.addAll(consumer.poll(Duration.ofMillis(200)));
-            }
-        }
-        return all;
-    }
-
     @Test
     void eachSendIsAcknowledgedBeforeItReturnsAndReadBackOnceAtItsOffset() throws Exception {
         broker.broker.createTopic(TopicConfig.of("orders", 3));
@@ -101,7 +80,7 @@ class SyncProducerTest {
             long expected = next.merge(md.partition(), 1L, Long::sum) - 1;
             assertThat(md.offset()).as("dense offsets in send order").isEqualTo(expected);
         }
-        List<ConsumerRecord> read = readAll("orders", 3, n);
+        List<ConsumerRecord> read = broker.readAll("orders", 3, n);
         assertThat(read).hasSize(n);
         for (ConsumerRecord r : read) {
             int i = Integer.parseInt(r.valueAsString().substring("value-".length()));
@@ -141,7 +120,7 @@ class SyncProducerTest {
                 assertThat(futures.get(400 + i).get().offset()).isEqualTo(i);
             }
         }
-        List<ConsumerRecord> big0 = readAll("big", 1, 5);
+        List<ConsumerRecord> big0 = broker.readAll("big", 1, 5);
         assertThat(big0).hasSize(5);
         for (ConsumerRecord r : big0) {
             assertThat(r.value()).hasSize(300 << 10).containsOnly((byte) r.offset());
@@ -253,7 +232,7 @@ class SyncProducerTest {
             RecordMetadata md = producer.send(ProducerRecord.of("t", null, "after")).get();
             assertThat(md.offset()).as("nothing of the failed send was stored: the server was gone").isEqualTo(1);
         }
-        List<ConsumerRecord> read = readAll("t", 1, 2);
+        List<ConsumerRecord> read = broker.readAll("t", 1, 2);
         assertThat(read).extracting(ConsumerRecord::valueAsString).containsExactly("first", "after");
     }
 

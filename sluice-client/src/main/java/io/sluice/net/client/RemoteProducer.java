@@ -1,6 +1,5 @@
 package io.sluice.net.client;
 
-import io.sluice.core.KeyPartitioner;
 import io.sluice.core.ProducerConfig;
 import io.sluice.core.Producer;
 import io.sluice.core.ProducerRecord;
@@ -10,6 +9,7 @@ import io.sluice.core.SluiceException;
 import io.sluice.net.client.internal.BufferMemory;
 import io.sluice.net.client.internal.Connector;
 import io.sluice.net.client.internal.ProducerSender;
+import io.sluice.net.client.internal.Partitions;
 import io.sluice.records.RecordBatchWriter;
 
 import java.util.ArrayList;
@@ -89,20 +89,14 @@ public final class RemoteProducer implements Producer {
     @Override
     public CompletableFuture<RecordMetadata> send(ProducerRecord record) {
         CompletableFuture<RecordMetadata> future = new CompletableFuture<>();
-        long timestamp = timestampOf(record);
-        send(record, timestamp, (partition, offset, error) -> {
-            if (error != null) {
-                future.completeExceptionally(error);
-            } else {
-                future.complete(new RecordMetadata(record.topic(), partition, offset, timestamp));
-            }
-        }, true);
+        long timestamp = Partitions.timestampOf(record);
+        send(record, timestamp, Partitions.completing(future, record.topic(), timestamp), true);
         return future;
     }
 
     @Override
     public void send(ProducerRecord record, SendCallback callback) {
-        send(record, timestampOf(record), callback, true);
+        send(record, Partitions.timestampOf(record), callback, true);
     }
 
     /**
@@ -110,7 +104,7 @@ public final class RemoteProducer implements Producer {
      */
     @Override
     public long trySend(ProducerRecord record, SendCallback callback) {
-        return send(record, timestampOf(record), callback, false);
+        return send(record, Partitions.timestampOf(record), callback, false);
     }
 
     @Override
@@ -163,23 +157,7 @@ public final class RemoteProducer implements Producer {
     }
 
     private int partitionFor(ProducerRecord record) {
-        int count = connector.partitionCount(record.topic());
-        Integer explicit = record.partition();
-        if (explicit != null) {
-            if (explicit < 0 || explicit >= count) {
-                throw new SluiceException(SluiceException.Code.INVALID_REQUEST, "partition " + explicit + " does not exist: topic '"
-                        + record.topic() + "' has " + count + " partitions");
-            }
-            return explicit;
-        }
-        if (record.key() != null && config.producer().partitioner() == ProducerConfig.Partitioner.KEY_HASH) {
-            return KeyPartitioner.partition(record.key(), count);
-        }
-        return (roundRobin.getAndIncrement() & 0x7fffffff) % count;
-    }
-
-    private static long timestampOf(ProducerRecord record) {
-        return record.timestamp() == ProducerRecord.NO_TIMESTAMP ? System.currentTimeMillis() : record.timestamp();
+        return Partitions.choose(record, connector.partitionCount(record.topic()), config.producer().partitioner(), roundRobin);
     }
 
     @Override

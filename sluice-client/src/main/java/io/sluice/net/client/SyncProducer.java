@@ -1,6 +1,5 @@
 package io.sluice.net.client;
 
-import io.sluice.core.KeyPartitioner;
 import io.sluice.core.Producer;
 import io.sluice.core.ProducerConfig;
 import io.sluice.core.ProducerRecord;
@@ -9,6 +8,7 @@ import io.sluice.core.SendCallback;
 import io.sluice.core.SluiceException;
 import io.sluice.core.TopicPartition;
 import io.sluice.net.client.internal.BlockingConnection;
+import io.sluice.net.client.internal.Partitions;
 import io.sluice.net.protocol.ApiKey;
 import io.sluice.net.protocol.Metadata;
 import io.sluice.net.protocol.Produce;
@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -55,11 +56,11 @@ public final class SyncProducer implements Producer {
     private final ProducerConfig config;
     private final int maxBatchBytes;
     private final ReentrantLock lock = new ReentrantLock();
+    private final AtomicInteger roundRobin = new AtomicInteger();
     // guarded by lock
     private final Map<String, Integer> partitionCounts = new HashMap<>();
     private final RecordBatchWriter writer = new RecordBatchWriter();
     private BlockingConnection connection;
-    private int roundRobin;
     private volatile boolean closed;
 
     public SyncProducer(String bootstrap, ProducerConfig config) {
@@ -92,26 +93,20 @@ public final class SyncProducer implements Producer {
     @Override
     public CompletableFuture<RecordMetadata> send(ProducerRecord record) {
         CompletableFuture<RecordMetadata> future = new CompletableFuture<>();
-        long timestamp = timestampOf(record);
-        send(record, timestamp, (partition, offset, error) -> {
-            if (error != null) {
-                future.completeExceptionally(error);
-            } else {
-                future.complete(new RecordMetadata(record.topic(), partition, offset, timestamp));
-            }
-        }, true);
+        long timestamp = Partitions.timestampOf(record);
+        send(record, timestamp, Partitions.completing(future, record.topic(), timestamp), true);
         return future;
     }
 
     @Override
     public void send(ProducerRecord record, SendCallback callback) {
-        send(record, timestampOf(record), callback, true);
+        send(record, Partitions.timestampOf(record), callback, true);
     }
 
     /** Returns {@link #BACK_PRESSURED} without waiting while another thread's send is on the wire. */
     @Override
     public long trySend(ProducerRecord record, SendCallback callback) {
-        return send(record, timestampOf(record), callback, false);
+        return send(record, Partitions.timestampOf(record), callback, false);
     }
 
     /** One PRODUCE request per topic-partition (cut at 1 MiB), in the records' order within each partition. */
@@ -121,7 +116,7 @@ public final class SyncProducer implements Producer {
         long[] timestamps = new long[records.size()];
         for (int i = 0; i < records.size(); i++) {
             futures.add(new CompletableFuture<>());
-            timestamps[i] = timestampOf(records.get(i));
+            timestamps[i] = Partitions.timestampOf(records.get(i));
         }
         if (records.isEmpty()) {
             return futures;
@@ -305,19 +300,7 @@ public final class SyncProducer implements Producer {
     }
 
     private int partitionFor(ProducerRecord record) {
-        int count = partitionCountLocked(record.topic());
-        Integer explicit = record.partition();
-        if (explicit != null) {
-            if (explicit < 0 || explicit >= count) {
-                throw new SluiceException(SluiceException.Code.INVALID_REQUEST, "partition " + explicit + " does not exist: topic '"
-                        + record.topic() + "' has " + count + " partitions");
-            }
-            return explicit;
-        }
-        if (record.key() != null && config.partitioner() == ProducerConfig.Partitioner.KEY_HASH) {
-            return KeyPartitioner.partition(record.key(), count);
-        }
-        return (roundRobin++ & 0x7fffffff) % count;
+        return Partitions.choose(record, partitionCountLocked(record.topic()), config.partitioner(), roundRobin);
     }
 
     private int partitionCountLocked(String topic) {
@@ -326,20 +309,12 @@ public final class SyncProducer implements Producer {
             return n;
         }
         Metadata.Response r = connected().call(ApiKey.METADATA, new Metadata.Request(List.of(topic))::encode, Metadata.Response::decode);
-        Metadata.TopicResult t = r.topics().get(0);
-        if (t.error() != SluiceException.Code.NONE) {
-            throw SluiceException.fromCode(t.error(), t.errorMessage());
-        }
-        int count = t.description().config().partitions();
+        int count = r.topics().get(0).describedOrThrow().config().partitions();
         partitionCounts.put(topic, count);
         return count;
     }
 
     private static int maxRecordSize(ProducerRecord r) {
         return RecordBatchWriter.maxRecordSize(r.key() == null ? -1 : r.key().length, r.value().length, r.headers());
-    }
-
-    private static long timestampOf(ProducerRecord record) {
-        return record.timestamp() == ProducerRecord.NO_TIMESTAMP ? System.currentTimeMillis() : record.timestamp();
     }
 }

@@ -44,6 +44,17 @@ public final class Metadata {
 
     /** One topic: its description, or why there is none. */
     public record TopicResult(String name, SluiceException.Code error, String errorMessage, TopicDescription description) {
+        /**
+         * The topic's description.
+         *
+         * @throws SluiceException the typed error the broker gave instead (unknown topic, not authenticated, ...)
+         */
+        public TopicDescription describedOrThrow() {
+            if (error != SluiceException.Code.NONE) {
+                throw SluiceException.fromCode(error, errorMessage);
+            }
+            return description;
+        }
     }
 
     public record Response(List<TopicResult> topics) {

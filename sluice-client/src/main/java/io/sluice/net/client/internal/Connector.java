@@ -69,11 +69,7 @@ public final class Connector implements AutoCloseable {
         }
         Metadata.Response r = connected().call(ApiKey.METADATA, new Metadata.Request(List.of(topic))::encode,
                 Metadata.Response::decode, config.requestTimeoutMillis());
-        Metadata.TopicResult t = r.topics().get(0);
-        if (t.error() != SluiceException.Code.NONE) {
-            throw SluiceException.fromCode(t.error(), t.errorMessage());
-        }
-        int count = t.description().config().partitions();
+        int count = r.topics().get(0).describedOrThrow().config().partitions();
         partitionCounts.put(topic, count);
         return count;
     }
