@@ -237,30 +237,36 @@ class SyncProducerTest {
     }
 
     @Test
-    void aPeerThatStopsAnsweringTimesOutTheSendWhileOtherThreadsAreBackPressured() throws Exception {
+    void aPeerThatStopsAnsweringTimesOutTheSendAndTheConnectionIsClosed() throws Exception {
         try (SilentPeer peer = new SilentPeer()) {
             ClientConfig config = ClientConfig.builder("127.0.0.1:" + peer.port()).requestTimeoutMillis(1_000).build();
+            try (SyncProducer producer = new SyncProducer(config, ProducerConfig.DEFAULT)) {
+                long t0 = System.nanoTime();
+                assertThatThrownBy(() -> producer.send(ProducerRecord.of("t", null, "x")).get())
+                        .hasCauseInstanceOf(SluiceException.class)
+                        .matches(e -> ((SluiceException) e.getCause()).code() == SluiceException.Code.TIMEOUT);
+                assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).isBetween(900L, 8_000L);
+                assertThat(peer.received()).as("the request reached the peer").isPositive();
+                Await.until("the timed-out connection was closed", Duration.ofSeconds(10), peer::sawClose);
+            }
+        }
+    }
+
+    @Test
+    void whileOneThreadsSendIsOnTheWireOtherThreadsAreToldBackPressured() throws Exception {
+        try (SilentPeer peer = new SilentPeer()) {
+            ClientConfig config = ClientConfig.builder("127.0.0.1:" + peer.port()).requestTimeoutMillis(60_000).build();
             try (SyncProducer producer = new SyncProducer(config, ProducerConfig.builder().maxBlockMillis(50).build())) {
-                CompletableFuture<Long> elapsed = CompletableFuture.supplyAsync(() -> {
-                    long t0 = System.nanoTime();
-                    try {
-                        producer.send(ProducerRecord.of("t", null, "x")).get();
-                        return -1L;
-                    } catch (ExecutionException e) {
-                        assertThat(e.getCause()).isInstanceOf(SluiceException.class)
-                                .matches(c -> ((SluiceException) c).code() == SluiceException.Code.TIMEOUT);
-                        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
-                    } catch (InterruptedException e) {
-                        throw new IllegalStateException(e);
-                    }
-                });
+                CompletableFuture<RecordMetadata> onTheWire = CompletableFuture.supplyAsync(
+                        () -> producer.send(ProducerRecord.of("t", null, "x")).join());
                 Await.until("the request reached the silent peer", Duration.ofSeconds(10), () -> peer.received() > 0);
                 assertThat(producer.trySend(ProducerRecord.of("t", null, "y"), (p, o, e) -> { }))
                         .as("another thread's send is on the wire").isEqualTo(Producer.BACK_PRESSURED);
                 assertThatThrownBy(() -> producer.send(ProducerRecord.of("t", null, "z")).get())
                         .hasCauseInstanceOf(SluiceException.BackPressureException.class);
-                assertThat(elapsed.get(10, TimeUnit.SECONDS)).isBetween(900L, 8_000L);
-                Await.until("the timed-out connection was closed", Duration.ofSeconds(10), peer::sawClose);
+                peer.close(); // the broker goes away under the send on the wire
+                assertThatThrownBy(() -> onTheWire.get(10, TimeUnit.SECONDS))
+                        .hasRootCauseInstanceOf(SluiceException.ClosedException.class);
             }
         }
     }
@@ -320,6 +326,7 @@ class SyncProducerTest {
         private final ServerSocket server = new ServerSocket(0, 8, InetAddress.getLoopbackAddress());
         private final AtomicLong received = new AtomicLong();
         private volatile boolean sawClose;
+        private volatile Socket accepted;
         private final Thread thread;
 
         SilentPeer() throws IOException {
@@ -329,6 +336,7 @@ class SyncProducerTest {
         SilentPeer(java.util.function.Consumer<DataOutputStream> answer, boolean closeAfterAnswer) throws IOException {
             thread = new Thread(() -> {
                 try (Socket s = server.accept()) {
+                    accepted = s;
                     InputStream in = s.getInputStream();
                     DataOutputStream out = new DataOutputStream(s.getOutputStream());
                     byte[] buf = new byte[8192];
@@ -368,6 +376,10 @@ class SyncProducerTest {
         @Override
         public void close() throws IOException {
             server.close();
+            Socket s = accepted;
+            if (s != null) {
+                s.close();
+            }
         }
     }
 }
