@@ -40,6 +40,8 @@ public final class BlockingConnection implements AutoCloseable {
     private final ByteBuf request = Unpooled.buffer(1024);
     /** The answer being read, reused; grows up to {@code maxFrameSize}. */
     private byte[] response = new byte[1024];
+    /** {@link #response} as a buffer for the decoders, replaced only when the array grows. */
+    private ByteBuf responseView = Unpooled.wrappedBuffer(response);
     private int nextCorrelationId;
     private boolean closed;
 
@@ -69,8 +71,8 @@ public final class BlockingConnection implements AutoCloseable {
         try {
             socket.setTcpNoDelay(true);
             socket.connect(new InetSocketAddress(address.getHostString(), address.getPort()),
-                    (int) Math.min(Integer.MAX_VALUE, config.connectTimeoutMillis()));
-            socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, config.requestTimeoutMillis()));
+                    millis(config.connectTimeoutMillis()));
+            socket.setSoTimeout(millis(config.requestTimeoutMillis()));
             connection = new BlockingConnection(socket, peer, config);
         } catch (IOException e) {
             closeQuietly(socket);
@@ -79,9 +81,9 @@ public final class BlockingConnection implements AutoCloseable {
         if (config.authToken() != null) {
             Authenticate.Request auth = new Authenticate.Request(config.authToken());
             try {
-                socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, config.connectTimeoutMillis()));
+                socket.setSoTimeout(millis(config.connectTimeoutMillis()));
                 connection.call(ApiKey.AUTHENTICATE, auth::encode, body -> Boolean.TRUE);
-                socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, config.requestTimeoutMillis()));
+                socket.setSoTimeout(millis(config.requestTimeoutMillis()));
             } catch (IOException e) {
                 connection.close();
                 throw new SluiceException.ClosedException("authentication with " + peer + " failed: " + e.getMessage());
@@ -91,10 +93,6 @@ public final class BlockingConnection implements AutoCloseable {
             }
         }
         return connection;
-    }
-
-    public String peer() {
-        return peer;
     }
 
     public boolean isOpen() {
@@ -128,6 +126,7 @@ public final class BlockingConnection implements AutoCloseable {
             }
             if (length > response.length) {
                 response = new byte[Math.min(maxFrameSize, Math.max(length, response.length * 2))];
+                responseView = Unpooled.wrappedBuffer(response);
             }
             readFully(response, length);
         } catch (SocketTimeoutException e) {
@@ -137,7 +136,7 @@ public final class BlockingConnection implements AutoCloseable {
             throw fail(new SluiceException.ClosedException("connection to broker " + peer + " failed: " + e.getMessage()
                     + " (the request may or may not have been applied)"));
         }
-        ByteBuf frame = Unpooled.wrappedBuffer(response, 0, length);
+        ByteBuf frame = responseView.setIndex(0, length);
         int answered = frame.readInt();
         short code = frame.readShort();
         if (answered != correlationId) {
@@ -183,6 +182,10 @@ public final class BlockingConnection implements AutoCloseable {
             closed = true;
             closeQuietly(socket);
         }
+    }
+
+    private static int millis(long millis) {
+        return (int) Math.min(Integer.MAX_VALUE, millis);
     }
 
     private static void closeQuietly(Socket socket) {
