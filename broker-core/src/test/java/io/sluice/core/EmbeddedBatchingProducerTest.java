@@ -229,4 +229,42 @@ class EmbeddedBatchingProducerTest {
             }
         }
     }
+
+    @Test
+    void aRefusedBatchWhoseSenderStoppedSendingGetsInOnceTheRingHasRoomWithoutFlush() throws Exception {
+        try (Broker broker = Broker.open(BrokerConfig.builder(dir).ringSize(64).build())) {
+            broker.createTopic(TopicConfig.of("r", 1));
+            CountDownLatch release = new CountDownLatch(1);
+            ProducerConfig config = ProducerConfig.builder().lingerMicros(1_000).batchSizeBytes(64).maxBlockMillis(60_000).build();
+            try (Subscription ignored = broker.subscribe("r", "blocked", (event, endOfBatch) -> release.await());
+                 Producer producer = broker.newProducer(config)) {
+                AtomicInteger acked = new AtomicInteger();
+                List<Throwable> failed = new ArrayList<>();
+                SendCallback outcome = (partition, offset, error) -> {
+                    if (error == null) {
+                        acked.incrementAndGet();
+                    } else {
+                        synchronized (failed) {
+                            failed.add(error);
+                        }
+                    }
+                };
+                int accepted = 0;
+                while (producer.trySend(ProducerRecord.of("r", null, "r" + accepted), outcome) == Producer.ACCEPTED) {
+                    accepted++;
+                    assertThat(accepted).as("records taken while the subscriber holds the ring").isLessThan(10_000);
+                }
+                // the last batch is sealed and refused, and its sender sends nothing more: only the producer's own
+                // linger thread, retrying at growing intervals, can get it in once the subscriber lets the ring move
+                int taken = accepted;
+                assertThat(acked.get()).isLessThan(taken);
+                release.countDown();
+                Await.until("every accepted record acknowledged, no flush", DEADLINE, () -> acked.get() == taken);
+                synchronized (failed) {
+                    assertThat(failed).isEmpty();
+                }
+                assertThat(broker.endOffset(new TopicPartition("r", 0))).isEqualTo(taken);
+            }
+        }
+    }
 }

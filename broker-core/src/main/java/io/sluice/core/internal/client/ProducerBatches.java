@@ -35,6 +35,7 @@ import java.util.concurrent.locks.LockSupport;
 final class ProducerBatches implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ProducerBatches.class);
     private static final long RETRY_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
+    private static final long MAX_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final Acks acks;
     private final int batchSizeBytes;
@@ -42,6 +43,12 @@ final class ProducerBatches implements AutoCloseable {
     private final long maxBlockNanos;
     private final ConcurrentHashMap<PartitionRing, OpenBatch> batches = new ConcurrentHashMap<>();
     private final Thread linger;
+    /**
+     * When the linger thread will next look at the batches ({@link System#nanoTime}); {@link Long#MAX_VALUE} while
+     * it scans them and while it parks without a timer. A sender unparks it only when a batch it opened or saw
+     * refused needs it sooner: the linger thread wakes about once per linger period, not once per batch.
+     */
+    private volatile long lingerWakeAt = Long.MAX_VALUE;
     private volatile boolean closed;
 
     ProducerBatches(ProducerConfig config) {
@@ -70,9 +77,16 @@ final class ProducerBatches implements AutoCloseable {
             }
             boolean first = batch.count == 0;
             batch.add(record, timestamp, callback);
-            boolean full = batch.writer.size() >= batchSizeBytes;
-            if (full ? batch.publish() == Producer.BACK_PRESSURED : first) {
-                // a new deadline, or a refused batch to retry (and to fail after maxBlockMillis)
+            long due = Long.MAX_VALUE;
+            if (batch.writer.size() >= batchSizeBytes) {
+                if (batch.publish() == Producer.BACK_PRESSURED) {
+                    due = batch.refusedSinceNanos + RETRY_NANOS; // a refused batch to retry (and to fail after maxBlockMillis)
+                }
+            } else if (first) {
+                due = batch.openedNanos + lingerNanos; // a new deadline
+            }
+            long wakeAt = lingerWakeAt;
+            if (due != Long.MAX_VALUE && (wakeAt == Long.MAX_VALUE || due - wakeAt < 0)) {
                 LockSupport.unpark(linger);
             }
         }
@@ -112,8 +126,14 @@ final class ProducerBatches implements AutoCloseable {
         }
     }
 
-    /** One pass over the batches, then a park until the next deadline (or, with none, until a send unparks it). */
+    /**
+     * One pass over the batches, then a park until the next deadline (or, with none, until a send unparks it). A batch
+     * the ring keeps refusing is retried after {@link #RETRY_NANOS}, then at intervals doubling up to
+     * {@link #MAX_RETRY_NANOS}: its sender retries it on each send too, and a full ring frees room only as fast as the
+     * journal writer, which a linger thread waking every 100 µs would take CPU from.
+     */
     private void lingerOnce() {
+        lingerWakeAt = Long.MAX_VALUE; // senders from now on unpark this thread: it may not see their batch
         long now = System.nanoTime();
         long next = Long.MAX_VALUE;
         for (OpenBatch batch : batches.values()) {
@@ -127,11 +147,13 @@ final class ProducerBatches implements AutoCloseable {
                     if (now - batch.refusedSinceNanos >= maxBlockNanos) {
                         batch.failBackPressured();
                     } else {
-                        next = Math.min(next, now + RETRY_NANOS);
+                        next = Math.min(next, now + batch.retryNanos);
+                        batch.retryNanos = Math.min(batch.retryNanos * 2, MAX_RETRY_NANOS);
                     }
                 }
             }
         }
+        lingerWakeAt = next;
         if (next == Long.MAX_VALUE) {
             LockSupport.park(this); // the first record of a batch unparks it
         } else {
@@ -173,6 +195,8 @@ final class ProducerBatches implements AutoCloseable {
         /** The sealed batch's callbacks, built once however often the ring refuses it. */
         Completion completion;
         long refusedSinceNanos;
+        /** the linger thread's next wait before retrying this batch while the ring refuses it */
+        long retryNanos = RETRY_NANOS;
 
         OpenBatch(PartitionRing ring) {
             this.ring = ring;
@@ -247,6 +271,7 @@ final class ProducerBatches implements AutoCloseable {
             count = 0;
             sealed = false;
             completion = null;
+            retryNanos = RETRY_NANOS;
         }
     }
 
