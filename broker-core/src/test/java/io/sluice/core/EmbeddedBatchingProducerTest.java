@@ -18,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -264,6 +265,43 @@ class EmbeddedBatchingProducerTest {
                     assertThat(failed).isEmpty();
                 }
                 assertThat(broker.endOffset(new TopicPartition("r", 0))).isEqualTo(taken);
+            }
+        }
+    }
+
+    @Test
+    void aBatchedRecordKeepsItsOwnTimestampOrGetsTheBrokerClocksTimeWhenItsBatchTakesIt() throws Exception {
+        AtomicLong now = new AtomicLong(1_000_000);
+        try (Broker broker = Broker.open(BrokerConfig.builder(dir).clock(now::get).build())) {
+            broker.createTopic(TopicConfig.of("ts", 1));
+            try (Producer producer = broker.newProducer(ProducerConfig.builder().lingerMicros(60_000_000).build())) {
+                // the callback forms: the future form stamps the record itself before it reaches the batch
+                List<Throwable> errors = new ArrayList<>();
+                SendCallback outcome = (partition, offset, error) -> {
+                    if (error != null) {
+                        synchronized (errors) {
+                            errors.add(error);
+                        }
+                    }
+                };
+                producer.send(ProducerRecord.of("ts", null, "stamped"), outcome);
+                now.set(2_000_000);
+                assertThat(producer.trySend(ProducerRecord.of("ts", null, "own").withTimestamp(42L), outcome)).isEqualTo(Producer.ACCEPTED);
+                assertThat(producer.trySend(ProducerRecord.of("ts", null, "later"), outcome)).isEqualTo(Producer.ACCEPTED);
+                producer.flush();
+                synchronized (errors) {
+                    assertThat(errors).isEmpty();
+                }
+            }
+            try (Consumer consumer = broker.newConsumer(ConsumerConfig.builder().offsetReset(OffsetReset.EARLIEST).build())) {
+                consumer.subscribe("ts");
+                List<ConsumerRecord> got = new ArrayList<>();
+                Await.until("the three records read back", DEADLINE, () -> {
+                    got.addAll(consumer.poll(Duration.ofMillis(100)));
+                    return got.size() >= 3;
+                });
+                // as stored in the journal's record batch (first timestamp plus each record's delta)
+                assertThat(got.stream().map(ConsumerRecord::timestamp).toList()).containsExactly(1_000_000L, 42L, 2_000_000L);
             }
         }
     }

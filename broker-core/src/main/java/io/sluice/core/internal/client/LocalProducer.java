@@ -61,7 +61,7 @@ public final class LocalProducer implements Producer {
     public LocalProducer(Rings rings, ProducerConfig config) {
         this.rings = rings;
         this.config = config;
-        this.batches = config.batching() ? new ProducerBatches(config) : null;
+        this.batches = config.batching() ? new ProducerBatches(config, rings::nowMillis) : null;
     }
 
     @Override
@@ -81,7 +81,7 @@ public final class LocalProducer implements Producer {
 
     @Override
     public void send(ProducerRecord record, SendCallback callback) {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.maxBlockMillis());
+        long deadline = 0; // taken at the first refusal: a send that finds room reads no clock for it
         long park = 1_000;
         try {
             while (true) {
@@ -93,7 +93,10 @@ public final class LocalProducer implements Producer {
                     callback.onCompletion(-1, -1, new SluiceException.ClosedException("producer or broker is closed"));
                     return;
                 }
-                if (System.nanoTime() >= deadline) {
+                long now = System.nanoTime();
+                if (deadline == 0) {
+                    deadline = now + TimeUnit.MILLISECONDS.toNanos(config.maxBlockMillis());
+                } else if (now - deadline >= 0) {
                     callback.onCompletion(-1, -1, new SluiceException.BackPressureException("topic '" + record.topic()
                             + "': partition ring still full after maxBlockMillis=" + config.maxBlockMillis()));
                     return;
@@ -141,10 +144,10 @@ public final class LocalProducer implements Producer {
         }
         int partition = choosePartition(record, partitions);
         PartitionRing ring = topicRings.partitions()[partition];
-        long timestamp = record.timestamp() == ProducerRecord.NO_TIMESTAMP ? rings.nowMillis() : record.timestamp();
         if (batches != null) {
-            return batches.append(ring, record, timestamp, callback);
+            return batches.append(ring, record, callback); // reads the clock only if its batch takes the record
         }
+        long timestamp = record.timestamp() == ProducerRecord.NO_TIMESTAMP ? rings.nowMillis() : record.timestamp();
         return ring.tryPublish(record.key(), record.value(), record.headers(), timestamp, acks, callback);
     }
 

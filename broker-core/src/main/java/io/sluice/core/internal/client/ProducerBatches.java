@@ -17,6 +17,7 @@ import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
 
 /**
  * An embedded producer's open record batches, one per partition it sends to ({@link ProducerConfig#lingerMicros()}
@@ -37,6 +38,7 @@ final class ProducerBatches implements AutoCloseable {
     private static final long RETRY_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
     private static final long MAX_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
+    private final LongSupplier clock;
     private final Acks acks;
     private final int batchSizeBytes;
     private final long lingerNanos;
@@ -51,7 +53,12 @@ final class ProducerBatches implements AutoCloseable {
     private volatile long lingerWakeAt = Long.MAX_VALUE;
     private volatile boolean closed;
 
-    ProducerBatches(ProducerConfig config) {
+    /**
+     * @param clock the time in milliseconds given to a record sent without one ({@link ProducerRecord#NO_TIMESTAMP}),
+     *              read once the record's batch takes it
+     */
+    ProducerBatches(ProducerConfig config, LongSupplier clock) {
+        this.clock = clock;
         this.acks = config.acks();
         this.batchSizeBytes = config.batchSizeBytes();
         this.lingerNanos = TimeUnit.MICROSECONDS.toNanos(config.lingerMicros());
@@ -61,12 +68,13 @@ final class ProducerBatches implements AutoCloseable {
     }
 
     /**
-     * Adds the record to its partition's batch. Never blocks.
+     * Adds the record to its partition's batch, with its own timestamp or, without one, the clock's time now. Never
+     * blocks. A refused attempt costs no clock read: a sender spinning on back-pressure only checks the sealed batch.
      *
      * @return {@link Producer#ACCEPTED} (the callback will be called), {@link Producer#BACK_PRESSURED} (the
      *         partition's previous batch still waits for room: nothing was taken) or {@link Producer#CLOSED}
      */
-    long append(PartitionRing ring, ProducerRecord record, long timestamp, SendCallback callback) {
+    long append(PartitionRing ring, ProducerRecord record, SendCallback callback) {
         if (closed) {
             return Producer.CLOSED;
         }
@@ -76,6 +84,7 @@ final class ProducerBatches implements AutoCloseable {
                 return batch.count == 0 ? Producer.CLOSED : Producer.BACK_PRESSURED;
             }
             boolean first = batch.count == 0;
+            long timestamp = record.timestamp() == ProducerRecord.NO_TIMESTAMP ? clock.getAsLong() : record.timestamp();
             batch.add(record, timestamp, callback);
             long due = Long.MAX_VALUE;
             if (batch.writer.size() >= batchSizeBytes) {
