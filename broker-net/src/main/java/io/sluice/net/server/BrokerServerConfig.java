@@ -28,7 +28,7 @@ import io.sluice.net.protocol.Frames;
  * @param maxFetchBytes            cap on the bytes one fetch response carries, whatever the client asks for (default
  *                                 1 MiB, as Kafka's max.partition.fetch.bytes), so memory held for a connection that stops reading stays within
  *                                 maxInFlightPerConnection × maxFetchBytes
- * @param ioThreads                event-loop threads (default: available processors)
+ * @param ioThreads                event-loop threads (default: half the available processors, at least 1)
  * @param preferNativeTransport    use epoll when available (default true)
  * @param shutdownTimeoutMillis    how long {@link BrokerServer#close()} waits for in-flight requests (default 10 s)
  * @param authToken                shared secret every connection must present with AUTHENTICATE, or null for none
@@ -82,8 +82,12 @@ public record BrokerServerConfig(String bindAddress, int port, int maxFrameSize,
                     "interface for the binary and HTTP ports; 0.0.0.0 exposes the broker (a warning is logged when no auth token is set)")
             .define(PORT, Type.INT, 7070, Validator.between(0, 65_535), Importance.HIGH,
                     "binary protocol port (0 picks a free port)")
-            .define(IO_THREADS, Type.INT, new Computed("available processors", () -> Runtime.getRuntime().availableProcessors()),
-                    Validator.atLeast(1), Importance.LOW, "event-loop threads of the binary port")
+            .define(IO_THREADS, Type.INT, new Computed("half the available processors, at least 1",
+                            () -> Math.max(1, Runtime.getRuntime().availableProcessors() / 2)),
+                    Validator.atLeast(1), Importance.LOW, "event-loop threads of the binary port (and of the Kafka listener); "
+                            + "the other half is left to the journal threads and the clients: one loop serving many "
+                            + "connections picks up several requests per wake-up, and loops that share a partition hand "
+                            + "each other's answers across threads")
             .define(MAX_FRAME_SIZE, Type.INT, Frames.DEFAULT_MAX_FRAME_SIZE, Validator.between(1024, MAX_FRAME_SIZE_LIMIT),
                     Importance.MEDIUM, "largest request frame in bytes; a longer frame closes the connection. Must exceed "
                             + "max.event.size plus batch framing")
