@@ -81,7 +81,8 @@ public final class LocalProducer implements Producer {
 
     @Override
     public void send(ProducerRecord record, SendCallback callback) {
-        long deadline = 0; // taken at the first refusal: a send that finds room reads no clock for it
+        long deadline = 0; // set at the first refusal: a send that finds room reads no clock for it
+        boolean refused = false;
         long park = 1_000;
         try {
             while (true) {
@@ -94,9 +95,11 @@ public final class LocalProducer implements Producer {
                     return;
                 }
                 long now = System.nanoTime();
-                if (deadline == 0) {
+                if (!refused) {
+                    refused = true;
                     deadline = now + TimeUnit.MILLISECONDS.toNanos(config.maxBlockMillis());
-                } else if (now - deadline >= 0) {
+                }
+                if (now - deadline >= 0) {
                     callback.onCompletion(-1, -1, new SluiceException.BackPressureException("topic '" + record.topic()
                             + "': partition ring still full after maxBlockMillis=" + config.maxBlockMillis()));
                     return;
