@@ -1,6 +1,7 @@
 package io.sluice.core.internal.client;
 
 import io.sluice.core.Acks;
+import io.sluice.core.EpochClock;
 import io.sluice.core.Producer;
 import io.sluice.core.ProducerConfig;
 import io.sluice.core.ProducerRecord;
@@ -17,7 +18,6 @@ import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.LongSupplier;
 
 /**
  * An embedded producer's open record batches, one per partition it sends to ({@link ProducerConfig#lingerMicros()}
@@ -38,7 +38,7 @@ final class ProducerBatches implements AutoCloseable {
     private static final long RETRY_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
     private static final long MAX_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
-    private final LongSupplier clock;
+    private final EpochClock clock;
     private final Acks acks;
     private final int batchSizeBytes;
     private final long lingerNanos;
@@ -57,7 +57,7 @@ final class ProducerBatches implements AutoCloseable {
      * @param clock the time in milliseconds given to a record sent without one ({@link ProducerRecord#NO_TIMESTAMP}),
      *              read once the record's batch takes it
      */
-    ProducerBatches(ProducerConfig config, LongSupplier clock) {
+    ProducerBatches(ProducerConfig config, EpochClock clock) {
         this.clock = clock;
         this.acks = config.acks();
         this.batchSizeBytes = config.batchSizeBytes();
@@ -84,7 +84,7 @@ final class ProducerBatches implements AutoCloseable {
                 return batch.count == 0 ? Producer.CLOSED : Producer.BACK_PRESSURED;
             }
             boolean first = batch.count == 0;
-            long timestamp = record.timestamp() == ProducerRecord.NO_TIMESTAMP ? clock.getAsLong() : record.timestamp();
+            long timestamp = record.timestamp() == ProducerRecord.NO_TIMESTAMP ? clock.epochMillis() : record.timestamp();
             batch.add(record, timestamp, callback);
             long due = Long.MAX_VALUE;
             if (batch.writer.size() >= batchSizeBytes) {
@@ -94,9 +94,11 @@ final class ProducerBatches implements AutoCloseable {
             } else if (first) {
                 due = batch.openedNanos + lingerNanos; // a new deadline
             }
-            long wakeAt = lingerWakeAt;
-            if (due != Long.MAX_VALUE && (wakeAt == Long.MAX_VALUE || due - wakeAt < 0)) {
-                LockSupport.unpark(linger);
+            if (due != Long.MAX_VALUE) {
+                long wakeAt = lingerWakeAt;
+                if (wakeAt == Long.MAX_VALUE || due - wakeAt < 0) {
+                    LockSupport.unpark(linger);
+                }
             }
         }
         return Producer.ACCEPTED;
