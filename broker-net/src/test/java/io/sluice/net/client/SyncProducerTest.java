@@ -253,6 +253,38 @@ class SyncProducerTest {
     }
 
     @Test
+    void anAuthenticationThePeerNeverAnswersFailsWithinTheConnectTimeout() throws Exception {
+        try (SilentPeer peer = new SilentPeer()) {
+            ClientConfig config = ClientConfig.builder("127.0.0.1:" + peer.port()).authToken("correct-horse-battery")
+                    .connectTimeoutMillis(500).requestTimeoutMillis(60_000).build();
+            long t0 = System.nanoTime();
+            assertThatThrownBy(() -> new SyncProducer(config, ProducerConfig.DEFAULT)).isInstanceOf(SluiceException.class)
+                    .matches(e -> ((SluiceException) e).code() == SluiceException.Code.TIMEOUT)
+                    .hasMessageContaining("within 500 ms");
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).isBetween(450L, 8_000L);
+            Await.until("the connection was closed", Duration.ofSeconds(10), peer::sawClose);
+        }
+    }
+
+    @Test
+    void theThreadThatEnforcesDeadlinesRunsOnlyWhileAConnectionIsOpen() throws Exception {
+        Await.until("no deadline thread before the first connection", Duration.ofSeconds(10), () -> !deadlineThreadRuns());
+        broker.broker.createTopic(TopicConfig.of("t", 1));
+        try (SyncProducer first = new SyncProducer(broker.bootstrap(), ProducerConfig.DEFAULT);
+             SyncProducer second = new SyncProducer(broker.bootstrap(), ProducerConfig.DEFAULT)) {
+            assertThat(deadlineThreadRuns()).isTrue();
+            first.close();
+            assertThat(second.send(ProducerRecord.of("t", null, "x")).get().offset()).isNotNegative();
+            assertThat(deadlineThreadRuns()).as("one connection is still open").isTrue();
+        }
+        Await.until("the deadline thread ended with the last connection", Duration.ofSeconds(10), () -> !deadlineThreadRuns());
+    }
+
+    private static boolean deadlineThreadRuns() {
+        return Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.getName().equals("sluice-call-deadlines") && t.isAlive());
+    }
+
+    @Test
     void whileOneThreadsSendIsOnTheWireOtherThreadsAreToldBackPressured() throws Exception {
         try (SilentPeer peer = new SilentPeer()) {
             ClientConfig config = ClientConfig.builder("127.0.0.1:" + peer.port()).requestTimeoutMillis(60_000).build();

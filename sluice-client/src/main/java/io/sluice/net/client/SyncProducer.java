@@ -45,9 +45,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link ProducerConfig#batchSizeBytes()} do not apply: {@link #sendBatch} sends one record batch per partition.
  *
  * <p>A failed connection fails the send that was on it with {@link SluiceException.ClosedException} (it may or may
- * not have been stored); the next send connects again. {@link ClientConfig#requestTimeoutMillis()} bounds each wait
- * for the answer, after which the send fails with {@code TIMEOUT} and the connection is closed. Plaintext only: a
- * config with TLS is refused.
+ * not have been stored); the next send connects again. {@link ClientConfig#requestTimeoutMillis()} bounds each
+ * request, from its write to the end of its answer, after which the send fails with {@code TIMEOUT} and the
+ * connection is closed. The socket itself has no timeout (an untimed JDK socket read is one system call, a timed one
+ * three): one daemon thread, {@code sluice-call-deadlines}, shared by the JVM's caller-thread connections while any is
+ * open, closes a connection whose request passed its deadline, within a tenth of the timeout after it (at least 1 ms,
+ * at most 1 s). Plaintext only: a config with TLS is refused.
  */
 public final class SyncProducer implements Producer {
     /** A batch of {@link #sendBatch} is cut before it would pass this many encoded bytes (or the frame limit). */

@@ -15,9 +15,11 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -25,6 +27,11 @@ import java.util.function.Function;
  * One TCP connection with no I/O thread: the calling thread writes its request and reads the answer itself, one
  * request at a time (a blocking {@link Socket}, {@code TCP_NODELAY}). A round trip is then one write and one read
  * on the caller's thread, as a plain-socket echo's client does, instead of two hand-offs through an event loop.
+ *
+ * <p>The socket has no read timeout: a timed JDK socket read is three system calls (a non-blocking read that finds
+ * nothing, a {@code poll}, the read again) where an untimed one is a single blocking read. Each call publishes its
+ * deadline instead, and {@link CallDeadlines}' thread closes the socket of a call that passed it; the call then
+ * fails with {@code TIMEOUT}. The deadline covers the whole call, the write included.
  *
  * <p>Not thread-safe: its owner serialises calls. Any I/O error, timeout or malformed answer closes the connection
  * (the request stream and the answers would no longer line up); the owner connects again for its next call.
@@ -35,7 +42,12 @@ public final class BlockingConnection implements AutoCloseable {
     private final OutputStream out;
     private final String peer;
     private final int maxFrameSize;
+    private final long connectTimeoutMillis;
     private final long requestTimeoutMillis;
+    /** When the call in flight must have its answer ({@code System.nanoTime()}), or {@link #NO_CALL}. */
+    private volatile long deadline = NO_CALL;
+    /** Set by {@link CallDeadlines}' thread before it closes the socket of a late call. */
+    private volatile boolean expired;
     /** The request being written (heap: one array written in one call), reused. */
     private final ByteBuf request = Unpooled.buffer(1024);
     /** The answer being read, reused; grows up to {@code maxFrameSize}. */
@@ -45,10 +57,22 @@ public final class BlockingConnection implements AutoCloseable {
     private int nextCorrelationId;
     private boolean closed;
 
+    private static final long NO_CALL = 0;
+    private static final VarHandle DEADLINE;
+
+    static {
+        try {
+            DEADLINE = MethodHandles.lookup().findVarHandle(BlockingConnection.class, "deadline", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private BlockingConnection(Socket socket, String peer, ClientConfig config) throws IOException {
         this.socket = socket;
         this.peer = peer;
         this.maxFrameSize = config.maxFrameSize();
+        this.connectTimeoutMillis = config.connectTimeoutMillis();
         this.requestTimeoutMillis = config.requestTimeoutMillis();
         this.in = new BufferedInputStream(socket.getInputStream(), 64 * 1024);
         this.out = socket.getOutputStream();
@@ -72,21 +96,16 @@ public final class BlockingConnection implements AutoCloseable {
             socket.setTcpNoDelay(true);
             socket.connect(new InetSocketAddress(address.getHostString(), address.getPort()),
                     millis(config.connectTimeoutMillis()));
-            socket.setSoTimeout(millis(config.requestTimeoutMillis()));
             connection = new BlockingConnection(socket, peer, config);
         } catch (IOException e) {
             closeQuietly(socket);
             throw new SluiceException.ClosedException("cannot connect to broker " + peer + ": " + e.getMessage());
         }
+        CallDeadlines.SHARED.watch(connection);
         if (config.authToken() != null) {
             Authenticate.Request auth = new Authenticate.Request(config.authToken());
             try {
-                socket.setSoTimeout(millis(config.connectTimeoutMillis()));
-                connection.call(ApiKey.AUTHENTICATE, auth::encode, body -> Boolean.TRUE);
-                socket.setSoTimeout(millis(config.requestTimeoutMillis()));
-            } catch (IOException e) {
-                connection.close();
-                throw new SluiceException.ClosedException("authentication with " + peer + " failed: " + e.getMessage());
+                connection.call(ApiKey.AUTHENTICATE, auth::encode, body -> Boolean.TRUE, config.connectTimeoutMillis());
             } catch (RuntimeException e) {
                 connection.close();
                 throw e;
@@ -96,19 +115,23 @@ public final class BlockingConnection implements AutoCloseable {
     }
 
     public boolean isOpen() {
-        return !closed;
+        return !closed && !expired;
     }
 
     /**
-     * One request and its answer, on the calling thread. {@code requestTimeoutMillis} bounds each wait for bytes of
-     * the answer.
+     * One request and its answer, on the calling thread, within {@code requestTimeoutMillis} (writing the request
+     * and reading the whole answer).
      *
      * @throws SluiceException                 the broker's typed error for this request (the connection stays open)
      * @throws SluiceException.ClosedException when the connection is closed or fails (the request may or may not
      *                                         have been applied)
      */
     public <T> T call(ApiKey api, Consumer<ByteBuf> body, Function<ByteBuf, T> decoder) {
-        if (closed) {
+        return call(api, body, decoder, requestTimeoutMillis);
+    }
+
+    private <T> T call(ApiKey api, Consumer<ByteBuf> body, Function<ByteBuf, T> decoder, long timeoutMillis) {
+        if (!isOpen()) {
             throw new SluiceException.ClosedException("connection to broker " + peer + " is closed");
         }
         int correlationId = nextCorrelationId++;
@@ -117,6 +140,8 @@ public final class BlockingConnection implements AutoCloseable {
         body.accept(req);
         Frames.finish(req, start);
         int length;
+        long due = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        deadline = due == NO_CALL ? 1 : due;
         try {
             out.write(req.array(), req.arrayOffset() + req.readerIndex(), req.readableBytes());
             length = readInt();
@@ -129,12 +154,15 @@ public final class BlockingConnection implements AutoCloseable {
                 responseView = Unpooled.wrappedBuffer(response);
             }
             readFully(response, length);
-        } catch (SocketTimeoutException e) {
-            throw fail(new SluiceException(SluiceException.Code.TIMEOUT, api + " to " + peer + " got no answer within "
-                    + requestTimeoutMillis + " ms; connection closed (the request may or may not have been applied)"));
         } catch (IOException e) {
+            if (expired) {
+                throw fail(new SluiceException(SluiceException.Code.TIMEOUT, api + " to " + peer + " got no answer within "
+                        + timeoutMillis + " ms; connection closed (the request may or may not have been applied)"));
+            }
             throw fail(new SluiceException.ClosedException("connection to broker " + peer + " failed: " + e.getMessage()
                     + " (the request may or may not have been applied)"));
+        } finally {
+            deadline = NO_CALL;
         }
         ByteBuf frame = responseView.setIndex(0, length);
         int answered = frame.readInt();
@@ -176,10 +204,28 @@ public final class BlockingConnection implements AutoCloseable {
         }
     }
 
+    /**
+     * Called by {@link CallDeadlines}' thread: closes the socket when the call in flight has passed its deadline, which
+     * fails its blocked read or write. The compare-and-set makes sure it is still that call.
+     */
+    void expireIfLate(long now) {
+        long d = deadline;
+        if (d != NO_CALL && now - d >= 0 && DEADLINE.compareAndSet(this, d, NO_CALL)) {
+            expired = true;
+            closeQuietly(socket);
+        }
+    }
+
+    /** The shortest of this connection's timeouts: {@link CallDeadlines} checks it at least ten times as often. */
+    long shortestTimeoutNanos() {
+        return TimeUnit.MILLISECONDS.toNanos(Math.min(connectTimeoutMillis, requestTimeoutMillis));
+    }
+
     @Override
     public void close() {
         if (!closed) {
             closed = true;
+            CallDeadlines.SHARED.forget(this);
             closeQuietly(socket);
         }
     }
