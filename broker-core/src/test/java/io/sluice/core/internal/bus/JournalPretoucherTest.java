@@ -29,9 +29,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * {@link JournalPretoucher}: it reads the pages after each journal's last document into the page cache, up to its
- * distance and no further, follows the writer into the next cycle file, lets go of files the writer left or the
- * journal closed, and never changes what the journal holds. Checked on real journals and, for the open files, on
- * {@code /proc/self/fd}.
+ * distance and no further, in whole chunks, follows the writer into the next cycle file, lets go of files the writer
+ * left or the journal closed, and never changes what the journal holds. Checked on real journals and, for the open
+ * files, on {@code /proc/self/fd}.
  */
 class JournalPretoucherTest {
     private static final long AHEAD = 256 << 10;
@@ -70,14 +70,19 @@ class JournalPretoucherTest {
             assertThat(pretoucher.touchedBytes()).as("a journal that stopped writing costs no more reads").isEqualTo(AHEAD);
 
             journal.append(slot("y".repeat(5000)));
+            long small = pretoucher.passes();
+            Await.until("three more passes", DEADLINE, () -> pretoucher.passes() > small + 3);
+            assertThat(pretoucher.touchedBytes()).as("less than a chunk of the lead used: no read yet").isEqualTo(AHEAD);
+
+            journal.append(slot("z".repeat(JournalPretoucher.CHUNK)));
             long next = target.end();
-            assertThat(next).isGreaterThan(end + 5000);
+            assertThat(next).isGreaterThan(end + 5000 + JournalPretoucher.CHUNK);
             Await.until(() -> "touched to " + target.touchedTo() + ", end " + next, DEADLINE,
                     () -> target.touchedTo() == next + AHEAD);
             assertThat(pretoucher.touchedBytes()).as("only the pages newly within reach").isEqualTo(AHEAD + (next - end));
 
-            assertThat(journal.endOffset()).isEqualTo(2);
-            assertThat(values(journal)).containsExactly("x".repeat(1000), "y".repeat(5000));
+            assertThat(journal.endOffset()).isEqualTo(3);
+            assertThat(values(journal)).containsExactly("x".repeat(1000), "y".repeat(5000), "z".repeat(JournalPretoucher.CHUNK));
         }
     }
 
