@@ -162,6 +162,7 @@ public final class JournalPretoucher implements AutoCloseable {
             t.touched = end;
             t.wrote = 0;
             t.windowEnd = end;
+            t.windowAt = now;
             try {
                 t.channel = FileChannel.open(file, StandardOpenOption.READ);
                 t.openFile = file;
@@ -208,15 +209,14 @@ public final class JournalPretoucher implements AutoCloseable {
         }
         // what the writer can append before a whole chunk is missing again
         long slack = t.touched - end - (aheadBytes - CHUNK);
-        if (fast || slack <= 0) {
-            // the next pass at once after a read; with nothing read (or the file ending first), after the idle park
-            return read ? 0 : IDLE_PARK_NANOS;
+        if (read && (fast || slack <= 0)) {
+            return 0; // following a fast writer, or still behind: the next pass at once
         }
         if (now - t.movedAt >= SLEEP_AFTER_NANOS) {
             return MAX_PARK_NANOS; // a journal that stopped writing
         }
-        if (wrote <= 0) {
-            return IDLE_PARK_NANOS;
+        if (fast || slack <= 0 || wrote <= 0) {
+            return IDLE_PARK_NANOS; // nothing to read yet (or the file ends first)
         }
         return Math.min(MAX_PARK_NANOS, Math.max(IDLE_PARK_NANOS, (long) ((double) slack * elapsed / wrote)));
     }

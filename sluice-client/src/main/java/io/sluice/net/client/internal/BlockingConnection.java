@@ -37,6 +37,18 @@ import java.util.function.Function;
  * (the request stream and the answers would no longer line up); the owner connects again for its next call.
  */
 public final class BlockingConnection implements AutoCloseable {
+    /** {@link #deadline} when no call is in flight. */
+    private static final long NO_CALL = 0;
+    private static final VarHandle DEADLINE;
+
+    static {
+        try {
+            DEADLINE = MethodHandles.lookup().findVarHandle(BlockingConnection.class, "deadline", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final Socket socket;
     private final InputStream in;
     private final OutputStream out;
@@ -56,17 +68,6 @@ public final class BlockingConnection implements AutoCloseable {
     private ByteBuf responseView = Unpooled.wrappedBuffer(response);
     private int nextCorrelationId;
     private boolean closed;
-
-    private static final long NO_CALL = 0;
-    private static final VarHandle DEADLINE;
-
-    static {
-        try {
-            DEADLINE = MethodHandles.lookup().findVarHandle(BlockingConnection.class, "deadline", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     private BlockingConnection(Socket socket, String peer, ClientConfig config) throws IOException {
         this.socket = socket;
