@@ -22,7 +22,13 @@ import java.util.function.LongSupplier;
  * for the highest published sequence between the next one and the cursor, which on a multi-producer ring scans the
  * availability buffer over the whole backlog: with the turn cap, a 15,000-event burst was rescanned about 59 times
  * (quadratic in the backlog). Here the scan is bounded by the turn ({@code next + maxBatch - 1}) and the turn handles
- * everything the scan found, so each slot's availability flag is read once. A stage that follows
+ * everything the scan found, so each slot's availability flag is read once.
+ *
+ * <p><b>A turn reads no cursor.</b> Every claim on a multi-producer ring is a CAS of its cursor: a stage that read the
+ * cursor on each turn while chasing the producers pulled that cache line away from them once per event, and each
+ * claim then waited for it to come back (a core-to-core transfer, about 300 ns on this project's 2-vCPU machine:
+ * docs/benchmarks.md item 26). The flags alone say which slots are published; only the check before parking
+ * ({@link #hasWork}) reads the cursor, which the exact wake-up needs. A stage that follows
  * another stage (a journaled topic's subscriber behind the journal writer) reads no flag at all: everything up to the
  * stage it follows has been handled there, so it is published.
  *
@@ -42,6 +48,8 @@ final class PolledStage {
     private final boolean followsProducers;
     private final EventHandler<RingSlot> handler;
     private final int maxBatch;
+    /** Slots a turn of a stage following the producers scans: {@code maxBatch}, at most one lap of the ring. */
+    private final int turnSlots;
     private final Runnable onRemoved;
     /** Held by the thread polling a caller-runnable stage; null for the others. Held for good once removed. */
     private final AtomicBoolean held;
@@ -69,6 +77,7 @@ final class PolledStage {
         this.followsProducers = followsProducers;
         this.handler = handler;
         this.maxBatch = maxBatch;
+        this.turnSlots = Math.min(maxBatch, ring.getBufferSize());
         this.onRemoved = onRemoved;
         this.held = callerRunnable ? new AtomicBoolean() : null;
     }
@@ -86,7 +95,7 @@ final class PolledStage {
         if (held == null) {
             return pollUpTo(Long.MAX_VALUE);
         }
-        if (!hasWork() || !held.compareAndSet(false, true)) {
+        if (!nextIsReady() || !held.compareAndSet(false, true)) {
             return 0;
         }
         try {
@@ -129,7 +138,9 @@ final class PolledStage {
     private int pollUpTo(long bound) {
         long current = sequence.get();
         long next = current + 1;
-        long last = highestAvailable(next, Math.min(Math.min(follows.getAsLong(), next + maxBatch - 1), bound));
+        long last = followsProducers
+                ? highestPublished(next, Math.min(next + turnSlots - 1, bound))
+                : Math.min(Math.min(follows.getAsLong(), next + maxBatch - 1), bound);
         if (last < next) {
             return 0;
         }
@@ -149,16 +160,27 @@ final class PolledStage {
         return (int) (handled - current);
     }
 
-    /** The highest sequence in {@code next..bound} up to which every slot is published ({@code next - 1} if none). */
-    private long highestAvailable(long next, long bound) {
-        if (!followsProducers) {
-            return bound;
-        }
+    /**
+     * The highest sequence in {@code next..bound} up to which every slot is published ({@code next - 1} if none), from
+     * the slots' availability flags alone. Slots past the last claim hold an earlier lap's flag and read as not
+     * published, so no cursor read is needed to bound the scan.
+     */
+    private long highestPublished(long next, long bound) {
         long s = next;
         while (s <= bound && ring.isAvailable(s)) {
             s++;
         }
         return s - 1;
+    }
+
+    /**
+     * True if the next event may be handled now: its slot is published (a stage following the producers), or the
+     * stage it follows has passed it. A claimed but unpublished slot reads false: the agent polls again, and its check
+     * before parking ({@link #hasWork}) reads the cursor, so no wake-up is lost.
+     */
+    private boolean nextIsReady() {
+        long next = sequence.get() + 1;
+        return followsProducers ? ring.isAvailable(next) : follows.getAsLong() >= next;
     }
 
     /**

@@ -67,6 +67,43 @@ class PolledStageTest {
         assertThat(endsOfBatch).containsExactly(3L, 7L, 9L);
     }
 
+    /**
+     * A turn reads no cursor: it finds the published slots from their availability flags alone. The slots past the last
+     * published one still hold an earlier lap's flags, and a turn larger than the ring stops at one lap.
+     */
+    @Test
+    void aTurnFindsThePublishedSlotsFromTheirFlagsAloneLapAfterLap() {
+        int ringSize = ring.getBufferSize();
+        PolledStage stage = new PolledStage("test", ring, ring::getCursor, true, recorder, 4 * ringSize, null);
+        ring.addGatingSequences(stage.sequence());
+        long published = 0;
+        for (int lap = 0; lap < 5; lap++) {
+            for (int i = 0; i < ringSize; i++) {
+                ring.publish(ring.next());
+            }
+            published += ringSize;
+            assertThat(stage.poll()).as("a full ring in one turn, lap %d", lap).isEqualTo(ringSize);
+
+            for (int i = 0; i < 10; i++) {
+                ring.publish(ring.next());
+            }
+            published += 10;
+            assertThat(stage.poll()).as("ten events, then slots holding the last lap's flags").isEqualTo(10);
+
+            long claimed = ring.next();
+            assertThat(stage.poll()).as("a claimed slot not yet published").isZero();
+            assertThat(stage.hasWork()).as("the check before parking sees the claim").isTrue();
+            ring.publish(claimed);
+            published++;
+            assertThat(stage.poll()).isEqualTo(1);
+            assertThat(stage.hasWork()).isFalse();
+        }
+        assertThat(handled).hasSize((int) published);
+        for (int i = 0; i < handled.size(); i++) {
+            assertThat(handled.get(i)).isEqualTo(i);
+        }
+    }
+
     @Test
     void aStageFollowingAnotherStageStopsAtItsSequence() {
         PolledStage first = followingProducers();
