@@ -260,7 +260,9 @@ public final class Bench implements Callable<Integer> {
                 + (osTotalMemory() / (1 << 30)) + " GiB RAM, " + System.getProperty("os.name") + " " + System.getProperty("os.version")
                 + " " + System.getProperty("os.arch") + "; load average at the start: " + loadAverage());
         env.add("JVM: " + System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version")
-                + ", max heap " + (Runtime.getRuntime().maxMemory() >> 20) + " MiB");
+                + ", max heap " + (Runtime.getRuntime().maxMemory() >> 20) + " MiB; memory and GC flags: "
+                + String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                        .filter(a -> a.startsWith("-Xm") || a.startsWith("-XX:")).toList()));
         env.addAll(o.notes());
         return env;
     }
