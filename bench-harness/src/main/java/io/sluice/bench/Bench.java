@@ -227,7 +227,7 @@ public final class Bench implements Callable<Integer> {
             List<String> notes = new ArrayList<>(raw.notes());
             notes.add(String.format(Locale.ROOT, "Machine state: a core-to-core round trip (`CoreToCore`: two threads pass a "
                     + "counter through two cache lines; median of 5 runs of 100,000) took %.0f ns at this scenario's start "
-                    + "and %.0f ns at its end. On this project's 2-vCPU VM it moves between about 160 and 600 ns as the "
+                    + "and %.0f ns at its end. On this project's 2-vCPU VM it moves between about 160 and 900 ns as the "
                     + "hypervisor places the vCPUs, and every hand-off between threads on the two cores pays it: rows of "
                     + "different runs are comparable only in the same state (docs/benchmarks.md item 26).",
                     coreToCoreBefore, coreToCoreAfter));

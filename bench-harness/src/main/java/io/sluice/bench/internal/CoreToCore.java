@@ -6,7 +6,7 @@ import java.util.Arrays;
  * The machine's core-to-core cost, measured: two threads pass a counter back and forth through two cache lines, and
  * the round trip (each line written on one core and read on the other) is the time of two cache-line transfers. Every
  * hand-off between a producer and a consumer on different cores pays such transfers, so this figure bounds the bus
- * and ring rows from below. On the project's 2-vCPU VM it moves between about 160 and 600 ns over the day, as the
+ * and ring rows from below. On the project's 2-vCPU VM it moves between about 160 and 900 ns over the day, as the
  * hypervisor places the two vCPUs (docs/benchmarks.md item 26): the report prints it at each scenario's start and end
  * so a reader can tell which state a row was measured in.
  *

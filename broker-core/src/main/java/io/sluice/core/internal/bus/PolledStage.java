@@ -26,7 +26,7 @@ import java.util.function.LongSupplier;
  *
  * <p><b>A turn reads no cursor.</b> Every claim on a multi-producer ring is a CAS of its cursor: a stage that read the
  * cursor on each turn while chasing the producers pulled that cache line away from them once per event, and each
- * claim then waited for it to come back (a core-to-core transfer, about 300 ns on this project's 2-vCPU machine:
+ * claim then waited for it to come back (a core-to-core transfer, 80 to over 400 ns on this project's 2-vCPU machine:
  * docs/benchmarks.md item 26). The flags alone say which slots are published; only the check before parking
  * ({@link #hasWork}) reads the cursor, which the exact wake-up needs. A stage that follows
  * another stage (a journaled topic's subscriber behind the journal writer) reads no flag at all: everything up to the
