@@ -96,6 +96,7 @@ public record Row(String metric, String unit, Better better, Sample sluice, Samp
             b.append(b.length() == 0 ? "" : "; ").append(g.describe(this)).append(": ").append(switch (g.status(this)) {
                 case MET -> "met";
                 case MISSED -> "MISSED";
+                case NOT_APPLICABLE -> "not applicable, the baseline misses it (" + Numbers.format(baseline.median()) + ")";
                 case NO_FIGURE -> "no figure";
             });
         }

@@ -10,7 +10,7 @@ import java.util.Map;
  * count in no total; they are counted apart, with how many of them are numerically worse than the reference.
  */
 public record Summary(Map<Verdict, Integer> vsReference, Map<Verdict, Integer> vsBaseline, int goalsMet,
-                      int goalsMissed, int notComparableWorse) {
+                      int goalsMissed, int goalsNotApplicable, int notComparableWorse) {
 
     public Summary {
         vsReference = Map.copyOf(vsReference);
@@ -22,6 +22,7 @@ public record Summary(Map<Verdict, Integer> vsReference, Map<Verdict, Integer> v
         Map<Verdict, Integer> base = zeros();
         int met = 0;
         int missed = 0;
+        int notApplicable = 0;
         int worse = 0;
         for (Table t : tables) {
             for (Row r : t.rows()) {
@@ -34,12 +35,13 @@ public record Summary(Map<Verdict, Integer> vsReference, Map<Verdict, Integer> v
                     switch (g.status(r)) {
                         case MET -> met++;
                         case MISSED -> missed++;
+                        case NOT_APPLICABLE -> notApplicable++;
                         case NO_FIGURE -> { }
                     }
                 }
             }
         }
-        return new Summary(ref, base, met, missed, worse);
+        return new Summary(ref, base, met, missed, notApplicable, worse);
     }
 
     private static Map<Verdict, Integer> zeros() {
@@ -62,6 +64,7 @@ public record Summary(Map<Verdict, Integer> vsReference, Map<Verdict, Integer> v
                 + vsBaseline.get(Verdict.BEATS) + "**, ties in **" + vsBaseline.get(Verdict.TIES) + "**, loses in **"
                 + vsBaseline.get(Verdict.LOSES) + "**.\n\n"
                 + "**Goals** stated in the tables (column \"goal\"): **" + goalsMet + "** met, **" + goalsMissed
-                + "** missed.\n\n";
+                + "** missed" + (goalsNotApplicable == 0 ? "" : "; **" + goalsNotApplicable + "** not applicable (goals that "
+                + "hold only where the same-run baseline reaches them, and it does not here: counted in neither)") + ".\n\n";
     }
 }

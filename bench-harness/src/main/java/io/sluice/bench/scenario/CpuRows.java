@@ -37,6 +37,11 @@ final class CpuRows {
         add(t, prefix, UNIT, sluice, baseline, note);
     }
 
+    /** As above, with a goal on the row. */
+    static void add(Table.Builder t, String prefix, Sample sluice, Sample baseline, String note, io.sluice.bench.report.Goal goal) {
+        t.row(new io.sluice.bench.report.Row(prefix + METRIC, UNIT, Better.LOWER, sluice, baseline, null, note).withGoal(goal));
+    }
+
     /** As {@link #add(Table.Builder, String, Sample, Sample, String)} in another unit (e.g. "s per M records"). */
     static void add(Table.Builder t, String prefix, String unit, Sample sluice, Sample baseline, String note) {
         t.row(prefix + METRIC, unit, Better.LOWER, sluice, baseline, null, note);

@@ -8,7 +8,9 @@ import io.sluice.bench.internal.DisruptorWait;
 import io.sluice.bench.internal.Pacer;
 import io.sluice.bench.internal.TempDir;
 import io.sluice.bench.internal.TradeMessages;
+import io.sluice.bench.report.Better;
 import io.sluice.bench.report.Goal;
+import io.sluice.bench.report.Row;
 import io.sluice.bench.report.ScenarioResult;
 import io.sluice.bench.report.Table;
 import io.sluice.bench.report.chart.Chart;
@@ -16,6 +18,7 @@ import io.sluice.bench.report.chart.PercentilePlot;
 import io.sluice.core.Acks;
 import io.sluice.core.Broker;
 import io.sluice.core.BrokerConfig;
+import io.sluice.core.WaitStrategyType;
 import org.HdrHistogram.Histogram;
 
 import java.time.Duration;
@@ -79,9 +82,21 @@ public final class EventBusScenario implements Scenario {
         return "004_8942bbd7ee7cff24.txt";
     }
 
-    /** Per-iteration histograms of one system for one (load, partitions) cell, and its CPU per run. */
-    private record Cell(String load, int partitions, Runs memory, Runs sluice, Runs raw) {
+    /**
+     * Per-iteration histograms of one system for one (load, partitions, wait strategy) cell, and its CPU per run;
+     * {@code extra} for the cell measured with another wait strategy than the run's (its rows carry no reference
+     * figure: the reference's are compared once, in the run's own cells).
+     */
+    private record Cell(String load, int partitions, WaitStrategyType waitStrategy, boolean extra, Runs memory, Runs sluice, Runs raw) {
     }
+
+    /**
+     * The wait strategy of the extra sustained cell, when the run's own strategy parks: issue 22 states the sustained
+     * P99 ≤ 50 µs and P99.9 ≤ 250 µs goals for a spinning or yielding wait, beside the raw ring waiting the same way,
+     * wherever the raw ring reaches them. Yielding rather than spinning: on 2 cores, spinning consumers would take
+     * the cores from the publisher.
+     */
+    static final WaitStrategyType LOW_LATENCY_WAIT = WaitStrategyType.YIELDING;
 
     /** The measured runs of one system in one cell: latency histograms and CPU s per M events, per run, same order. */
     private record Runs(List<Histogram> latency, List<Double> cpuPerMillion) {
@@ -131,6 +146,15 @@ public final class EventBusScenario implements Scenario {
                 + "The CPU is read just before the first send and just after the last delivery: the probe's reset, its exactly-once check "
                 + "and the merge of its histograms (harness work, the same for every system) are outside it. A sustained "
                 + "run lasts " + String.format(java.util.Locale.ROOT, "%.1f", sustainedCount / RATE) + " s, so its row is mostly what the waiting threads cost at 10,000/s.");
+        notes.add("Goals (issue 22): memory-only P50, P99, P99.9 and CPU at most 1.5× the raw ring's, burst and sustained, "
+                + "1P and 4P; the burst P99's spread over runs (largest / smallest) no wider than the raw ring's; "
+                + "journaled burst P50, P99, P99.9 and CPU at most 2× the raw ring's and the burst P99 below the "
+                + "reference's, journaled sustained P50, P99, P99.9 and CPU at most 1.2× the raw ring's; the burst P99 "
+                + "≤ 1 ms (issue 12, stated for the journaled topic; the memory-only topic is held to it too). Issue 12's "
+                + "sustained P99 ≤ 50 µs and P99.9 ≤ 250 µs are restated by issue 22 for a spinning or yielding wait, "
+                + "where the raw ring waiting the same way reaches them: they are on the extra 1P/1C sustained table "
+                + "waiting " + LOW_LATENCY_WAIT + " (run when the run's own strategy parks), not on the parking tables, "
+                + "and are \"not applicable\" where the raw ring's own median misses them.");
 
         byte[][] payloads = TradeMessages.messages(Math.max(BURST, sustainedCount));
         List<Cell> cells = new ArrayList<>();
@@ -145,27 +169,19 @@ public final class EventBusScenario implements Scenario {
             }
             try {
                 for (int partitions : new int[]{1, 4}) {
-                    LatencyProbe probe = new LatencyProbe(payloads.length, partitions);
-                    // the three systems are open together and their runs alternate (memory-only, journaled, raw, …),
-                    // so that a drift of the machine during the cell lands on every column alike
-                    try (SluiceBus mem = broker == null ? null : new SluiceBus(broker, "mem-" + partitions + "p", partitions, false, payloads, probe, Acks.MEMORY);
-                         SluiceBus journaled = broker == null ? null : new SluiceBus(broker, "bus-" + partitions + "p", partitions, true, payloads, probe, Acks.JOURNAL);
-                         RawBus raw = new RawBus(partitions, RING_SIZE, o.waitStrategy(), payloads, probe)) {
-                        List<BusUnderTest> buses = java.util.Arrays.asList(mem, journaled, raw);
-                        List<Runs> burst = alternating(o, burstWarmupFactor, burstRuns, BURST, buses, bus -> burst(bus, probe, BURST));
-                        List<Runs> sustained = alternating(o, 1, o.iterations(), sustainedCount, buses, bus -> sustained(bus, probe, sustainedCount));
-                        if (broker != null) {
-                            check(mem);
-                            check(journaled);
-                            notes.add(breakdown(broker, partitions));
-                        }
-                        cells.add(new Cell("burst", partitions, burst.get(0), burst.get(1), burst.get(2)));
-                        cells.add(new Cell("sustained", partitions, sustained.get(0), sustained.get(1), sustained.get(2)));
-                    }
+                    cells.addAll(cells(o, broker, o.waitStrategy(), false, partitions, true, payloads, burstWarmupFactor,
+                            burstRuns, sustainedCount, notes));
                 }
             } finally {
                 if (broker != null) {
                     broker.close();
+                }
+            }
+            if (broker != null && (o.waitStrategy() == WaitStrategyType.SLEEPING || o.waitStrategy() == WaitStrategyType.BLOCKING)) {
+                try (Broker lowLatency = Broker.open(BrokerConfig.builder(dir.resolve("broker-" + LOW_LATENCY_WAIT.name().toLowerCase(java.util.Locale.ROOT)))
+                        .ringSize(RING_SIZE).journalThreads(STAGE_THREADS).subscriberThreads(0).waitStrategy(LOW_LATENCY_WAIT).build())) {
+                    cells.addAll(cells(o, lowLatency, LOW_LATENCY_WAIT, true, 1, false, payloads, burstWarmupFactor, burstRuns,
+                            sustainedCount, notes));
                 }
             }
         }
@@ -173,6 +189,90 @@ public final class EventBusScenario implements Scenario {
             notes.add("Sluice rows not available: " + unavailable);
         }
         return result(cells, sustainedCount, notes, unavailable);
+    }
+
+    /**
+     * The cells of one partition count: the three systems (memory-only topic, journaled topic, raw ring waiting as
+     * {@code wait}) are open together and their runs alternate (memory-only, journaled, raw, …), so that a drift of the
+     * machine during the cell lands on every column alike. A null broker (not in this build) runs the raw ring only.
+     */
+    private static List<Cell> cells(BenchOptions o, Broker broker, WaitStrategyType wait, boolean extra, int partitions,
+                                    boolean withBurst, byte[][] payloads, int burstWarmupFactor, int burstRuns,
+                                    int sustainedCount, List<String> notes) throws Exception {
+        String suffix = extra ? "-" + wait.name().toLowerCase(java.util.Locale.ROOT) : "";
+        LatencyProbe probe = new LatencyProbe(payloads.length, partitions);
+        List<Cell> cells = new ArrayList<>();
+        try (SluiceBus mem = broker == null ? null : new SluiceBus(broker, "mem-" + partitions + "p" + suffix, partitions, false, payloads, probe, Acks.MEMORY);
+             SluiceBus journaled = broker == null ? null : new SluiceBus(broker, "bus-" + partitions + "p" + suffix, partitions, true, payloads, probe, Acks.JOURNAL);
+             RawBus raw = new RawBus(partitions, RING_SIZE, wait, payloads, probe)) {
+            List<BusUnderTest> buses = java.util.Arrays.asList(mem, journaled, raw);
+            List<Runs> burst = withBurst ? alternating(o, burstWarmupFactor, burstRuns, BURST, buses, bus -> burst(bus, probe, BURST)) : null;
+            List<Runs> sustained = alternating(o, 1, o.iterations(), sustainedCount, buses, bus -> sustained(bus, probe, sustainedCount));
+            if (broker != null) {
+                check(mem);
+                check(journaled);
+                if (!extra) {
+                    notes.add(breakdown(broker, partitions));
+                }
+            }
+            if (burst != null) {
+                cells.add(new Cell("burst", partitions, wait, extra, burst.get(0), burst.get(1), burst.get(2)));
+            }
+            cells.add(new Cell("sustained", partitions, wait, extra, sustained.get(0), sustained.get(1), sustained.get(2)));
+        }
+        return cells;
+    }
+
+    /** The goals of issue 22 (and issue 12's burst P99) on one cell's latency rows, {@link LatencyRows#METRICS} index → goals. */
+    private static Map<Integer, List<Goal>> goals(Cell c, boolean journaled) {
+        boolean burst = c.load.equals("burst");
+        double factor = !journaled ? 1.5 : burst ? 2.0 : 1.2;
+        Map<Integer, List<Goal>> goals = new java.util.HashMap<>();
+        for (int metric : new int[]{2, 5, 6}) {
+            goals.put(metric, new ArrayList<>(List.of(Goal.timesBaseline(factor))));
+        }
+        if (burst) {
+            // issue 12: ≤ 1 ms (stated for the journaled topic; a memory-only topic is held to it too); issue 22: the
+            // journaled P99 below the reference's (4.1 ms 1P, 2.7 ms 4P)
+            goals.get(5).add(Goal.absolute(1_000));
+            if (journaled && !c.extra) {
+                goals.get(5).add(Goal.timesReference(1.0));
+            }
+        }
+        if (c.extra && !burst) {
+            goals.get(5).add(Goal.absoluteWhereBaselineReaches(50));
+            goals.get(6).add(Goal.absoluteWhereBaselineReaches(250));
+        }
+        return goals;
+    }
+
+    /** The CPU goal of issue 22: memory-only 1.5× the raw ring's; journaled 2× in a burst, 1.2× sustained. */
+    private static Goal cpuGoal(Cell c, boolean journaled) {
+        return Goal.timesBaseline(!journaled ? 1.5 : c.load.equals("burst") ? 2.0 : 1.2);
+    }
+
+    /**
+     * The burst P99's spread over the measured runs, largest / smallest (issue 22: no wider than the raw ring's), one
+     * figure per system.
+     */
+    private static Row p99Spread(Cell c) {
+        return new Row("memory-only P99 spread over runs (largest / smallest)", "×", Better.LOWER, spread(c.memory), spread(c.raw),
+                null, "one figure per system: its runs' largest burst P99 over their smallest")
+                .withGoal(Goal.timesBaseline(1.0));
+    }
+
+    private static io.sluice.bench.report.Sample spread(Runs r) {
+        if (r == null) {
+            return null;
+        }
+        double min = Double.MAX_VALUE;
+        double max = 0;
+        for (Histogram h : r.latency()) {
+            double p99 = h.getValueAtPercentile(99);
+            min = Math.min(min, p99);
+            max = Math.max(max, p99);
+        }
+        return io.sluice.bench.report.Sample.of(max / Math.max(min, 1));
     }
 
     private ScenarioResult result(List<Cell> cells, int sustainedCount, List<String> notes, String unavailable) {
@@ -185,21 +285,27 @@ public final class EventBusScenario implements Scenario {
                     + " — " + c.partitions + " partition" + (c.partitions == 1 ? "" : "s") + " / " + c.partitions + " consumer"
                     + (c.partitions == 1 ? "" : "s")
                     + (c.partitions == 1 ? "" : " (Sluice: one subscriber per topic, its " + c.partitions + " partitions on "
-                    + STAGE_THREADS + " journal threads; raw ring and reference: " + c.partitions + " consumer threads)");
-            double[] ref = burst ? (c.partitions == 1 ? REF_BURST_1 : REF_BURST_4) : (c.partitions == 1 ? REF_SUSTAINED_1 : REF_SUSTAINED_4);
-            Table.Builder t = Table.builder(title, baseline);
+                    + STAGE_THREADS + " journal threads; raw ring and reference: " + c.partitions + " consumer threads)")
+                    + (c.extra ? ", every side waiting " + DisruptorWait.describe(c.waitStrategy) : "");
+            double[] ref = c.extra ? null : burst ? (c.partitions == 1 ? REF_BURST_1 : REF_BURST_4) : (c.partitions == 1 ? REF_SUSTAINED_1 : REF_SUSTAINED_4);
+            Table.Builder t = Table.builder(title, c.extra ? baseline + ", waiting the same way" : baseline);
             String missing = c.sluice == null ? "Sluice: " + unavailable : null;
-            // the goals stated for the memory-only topic: burst P99 ≤ 1 ms; 1P sustained P99 ≤ 50 µs and P99.9 ≤ 250 µs
-            java.util.Map<Integer, Goal> goals = burst ? java.util.Map.of(5, Goal.absolute(1_000))
-                    : c.partitions == 1 ? java.util.Map.of(5, Goal.absolute(50), 6, Goal.absolute(250)) : java.util.Map.of();
             LatencyRows.add(t, "memory-only ", latency(c.memory), latency(c.raw), ref, null, "µs", 1_000,
-                    missing != null ? missing : "memory-only topic: the reference's setup", goals);
+                    missing != null ? missing : c.extra ? "memory-only topic; no reference figures in this table (the "
+                            + "reference's are compared once, in the tables above)" : "memory-only topic: the reference's setup",
+                    goals(c, false));
             LatencyRows.add(t, "journaled ", latency(c.sluice), latency(c.raw), ref,
                     "the journaled topic appends to Chronicle Queue before delivery; the reference's bus has no journal", "µs", 1_000,
-                    missing != null ? missing : "journaled topic: includes a Chronicle append the reference does not do");
+                    missing != null ? missing : "journaled topic: includes a Chronicle append the reference does not do",
+                    goals(c, true));
+            if (burst && c.memory != null) {
+                t.row(p99Spread(c));
+            }
             CpuRows.add(t, "memory-only ", cpu(c.memory), cpu(c.raw),
-                    missing != null ? missing : "whole JVM during the run, publisher and subscriber threads included (see the notes)");
-            CpuRows.add(t, "journaled ", cpu(c.sluice), cpu(c.raw), missing != null ? missing : "journal thread included");
+                    missing != null ? missing : "whole JVM during the run, publisher and subscriber threads included (see the notes)",
+                    cpuGoal(c, false));
+            CpuRows.add(t, "journaled ", cpu(c.sluice), cpu(c.raw), missing != null ? missing : "journal thread included",
+                    cpuGoal(c, true));
             tables.add(t.build());
         }
         List<Chart> charts = new ArrayList<>();
@@ -207,13 +313,16 @@ public final class EventBusScenario implements Scenario {
             PercentilePlot plot = new PercentilePlot("event-bus-" + load + ".svg",
                     "event-bus: " + load + " latency distribution (" + (load.equals("burst") ? "15,000 at once" : "10,000/s") + ")", "µs", 1_000);
             for (Cell c : cells) {
+                if (c.extra) {
+                    continue;
+                }
                 if (c.load.equals(load) && c.sluice != null) {
                     plot.histogram("Sluice " + c.partitions + "P/" + c.partitions + "C (memory-only)", LatencyRows.merged(c.memory.latency()));
                     plot.histogram("Sluice " + c.partitions + "P/" + c.partitions + "C (journal)", LatencyRows.merged(c.sluice.latency()));
                 }
             }
             for (Cell c : cells) {
-                if (c.load.equals(load)) {
+                if (c.load.equals(load) && !c.extra) {
                     plot.histogram("raw Disruptor " + c.partitions + "P/" + c.partitions + "C", LatencyRows.merged(c.raw.latency()));
                 }
             }

@@ -41,10 +41,10 @@ final class LatencyRows {
         add(table, prefix, sluice, baseline, reference, notComparable, unit, nanosPerUnit, note, java.util.Map.of());
     }
 
-    /** As above, with goals on some rows: {@link #METRICS} index → goal. */
+    /** As above, with goals on some rows: {@link #METRICS} index → that row's goals. */
     static void add(Table.Builder table, String prefix, List<Histogram> sluice, List<Histogram> baseline, double[] reference,
                     String notComparable, String unit, double nanosPerUnit, String note,
-                    java.util.Map<Integer, io.sluice.bench.report.Goal> goals) {
+                    java.util.Map<Integer, List<io.sluice.bench.report.Goal>> goals) {
         for (int m = 0; m < METRICS.length; m++) {
             int metric = m;
             ToDoubleFunction<Histogram> f = h -> value(h, metric) / nanosPerUnit;
@@ -53,7 +53,10 @@ final class LatencyRows {
             if (notComparable != null) {
                 row = row.notComparable(notComparable);
             }
-            table.row(goals.containsKey(m) ? row.withGoal(goals.get(m)) : row);
+            for (io.sluice.bench.report.Goal g : goals.getOrDefault(m, List.of())) {
+                row = row.withGoal(g);
+            }
+            table.row(row);
         }
     }
 

@@ -20,8 +20,9 @@ class SummaryTest {
     static List<Table> model() {
         Table latency = Table.builder("latency", "raw ring")
                 .row(new Row("P50", "µs", Better.LOWER, Sample.of(10, 11, 12), Sample.of(5), 20.0, null)
-                        .withGoal(Goal.absolute(15)))
-                .row(new Row("P90", "µs", Better.LOWER, Sample.of(100), Sample.of(200), 100.5, null))
+                        .withGoal(Goal.absolute(15)).withGoal(Goal.absoluteWhereBaselineReaches(10)))
+                .row(new Row("P90", "µs", Better.LOWER, Sample.of(100), Sample.of(200), 100.5, null)
+                        .withGoal(Goal.absoluteWhereBaselineReaches(150)))
                 .row(new Row("P99", "µs", Better.LOWER, Sample.of(300), Sample.of(300), 100.0, null)
                         .withGoal(Goal.absolute(250)))
                 .row(new Row("journaled P99", "µs", Better.LOWER, Sample.of(400), Sample.of(100), 100.0, null)
@@ -48,7 +49,23 @@ class SummaryTest {
         assertThat(s.vsBaseline().get(Verdict.TIES)).isEqualTo(1);
         assertThat(s.vsBaseline().get(Verdict.LOSES)).isEqualTo(4);
         assertThat(s.goalsMet()).isEqualTo(2);
-        assertThat(s.goalsMissed()).isEqualTo(3);
+        assertThat(s.goalsMissed()).isEqualTo(4);
+        assertThat(s.goalsNotApplicable()).isEqualTo(1);
+    }
+
+    @Test
+    void aGoalThatHoldsWhereTheBaselineReachesItIsNotApplicableWhereTheBaselineMissesIt() {
+        Goal goal = Goal.absoluteWhereBaselineReaches(50);
+        Row baselineMisses = new Row("P99", "µs", Better.LOWER, Sample.of(40), Sample.of(60), null, null).withGoal(goal);
+        Row baselineReaches = new Row("P99", "µs", Better.LOWER, Sample.of(60), Sample.of(40), null, null).withGoal(goal);
+        Row bothReach = new Row("P99", "µs", Better.LOWER, Sample.of(45), Sample.of(40), null, null).withGoal(goal);
+        Row noBaseline = new Row("P99", "µs", Better.LOWER, Sample.of(45), null, null, null).withGoal(goal);
+
+        assertThat(goal.status(baselineMisses)).isEqualTo(Goal.Status.NOT_APPLICABLE);
+        assertThat(baselineMisses.goalText()).isEqualTo("≤ 50.0 µs where the baseline reaches it: not applicable, the baseline misses it (60.0)");
+        assertThat(goal.status(baselineReaches)).isEqualTo(Goal.Status.MISSED);
+        assertThat(goal.status(bothReach)).isEqualTo(Goal.Status.MET);
+        assertThat(goal.status(noBaseline)).isEqualTo(Goal.Status.NO_FIGURE);
     }
 
     @Test
@@ -81,7 +98,8 @@ class SummaryTest {
         assertThat(md).contains("**" + met + "** met, **" + missed + "** missed");
         assertThat(beats + ties + loses + notComparable).isEqualTo(5);
         assertThat(md).contains("## Where Sluice loses to the reference\n\n1 row.");
-        assertThat(md).contains("## Goals missed\n\n3 rows.").doesNotContain("## Goals missed\n\nNone.");
+        assertThat(md).contains("; **1** not applicable (goals that hold only where the same-run baseline reaches them");
+        assertThat(md).contains("## Goals missed\n\n4 rows.").doesNotContain("## Goals missed\n\nNone.");
         assertThat(md).contains("journaled P99 400 vs 100 µs: the journaled topic appends before delivery");
     }
 
