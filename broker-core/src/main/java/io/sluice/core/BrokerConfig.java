@@ -41,11 +41,18 @@ import java.util.Objects;
  *                                 pages in the page cache, so that appends do not fault in fresh pages on the
  *                                 writing thread ({@code io.sluice.core.internal.journal.JournalPretoucher}); 0: no
  *                                 such thread
+ * @param busBatchPauseNanos       after a duty cycle in which a journal or subscriber thread handled fewer events than
+ *                                 one cache line of the ring's availability flags holds (16), it pauses this long
+ *                                 before polling again, so that the producers run ahead and the thread then reads
+ *                                 whole cache lines of what they wrote instead of pulling each line away from them
+ *                                 as it is written (smart batching; docs/benchmarks.md, issue 22 item 28). An event
+ *                                 published during the pause waits up to this much longer; 0: no pause
  */
 public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStrategy, int journalThreads,
                            int subscriberThreads, int maxEventSize,
                            RollCycleType rollCycle, long retentionCheckMillis, EpochClock clock, long minFreeDiskBytes,
-                           long journalMapBytes, boolean journalCallerAppends, long journalPretouchBytes) {
+                           long journalMapBytes, boolean journalCallerAppends, long journalPretouchBytes,
+                           long busBatchPauseNanos) {
 
     public static final int MAX_EVENT_SIZE_LIMIT = 64 << 20;
 
@@ -61,6 +68,7 @@ public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStra
     public static final String JOURNAL_MAP_BYTES = "journal.map.bytes";
     public static final String JOURNAL_CALLER_APPENDS = "journal.caller.appends";
     public static final String JOURNAL_PRETOUCH_BYTES = "journal.pretouch.bytes";
+    public static final String BUS_BATCH_PAUSE_NS = "bus.batch.pause.ns";
 
     /** The broker's settings as a properties file names them; the builder's defaults come from here. */
     public static final ConfigDef DEFINITION = new ConfigDef()
@@ -96,13 +104,19 @@ public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStra
             .define(JOURNAL_PRETOUCH_BYTES, Type.LONG, 4L << 20, Validator.zeroOrBetween(64L << 10, 1L << 30), Importance.LOW,
                     "bytes beyond each journal's end that a background thread (sluice-pretouch) reads into the page "
                             + "cache ahead of the writer, so that an append does not fault in and zero fresh pages on the "
-                            + "writing thread; clean, reclaimable pages; 0: no such thread");
+                            + "writing thread; clean, reclaimable pages; 0: no such thread")
+            .define(BUS_BATCH_PAUSE_NS, Type.LONG, 1_000L, Validator.between(0L, 1_000_000L), Importance.LOW,
+                    "after a duty cycle that handled fewer than 16 events, a journal or subscriber thread pauses this "
+                            + "many nanoseconds before polling again, so that producers run ahead and it reads whole cache "
+                            + "lines of what they wrote (smart batching); "
+                            + "an event published during the pause waits up to this much longer; 0: no pause");
 
     public static final int DEFAULT_RING_SIZE = DEFINITION.defaultInt(RING_SIZE);
     public static final int DEFAULT_MAX_EVENT_SIZE = DEFINITION.defaultInt(MAX_EVENT_SIZE);
     public static final long DEFAULT_MIN_FREE_DISK_BYTES = DEFINITION.defaultLong(MIN_FREE_DISK_BYTES);
     public static final long DEFAULT_JOURNAL_MAP_BYTES = DEFINITION.defaultLong(JOURNAL_MAP_BYTES);
     public static final long DEFAULT_JOURNAL_PRETOUCH_BYTES = DEFINITION.defaultLong(JOURNAL_PRETOUCH_BYTES);
+    public static final long DEFAULT_BUS_BATCH_PAUSE_NANOS = DEFINITION.defaultLong(BUS_BATCH_PAUSE_NS);
 
     public BrokerConfig {
         Objects.requireNonNull(dataDir, "dataDir");
@@ -117,6 +131,7 @@ public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStra
         DEFINITION.check(RETENTION_CHECK_MS, "retentionCheckMillis", retentionCheckMillis);
         DEFINITION.check(JOURNAL_MAP_BYTES, "journalMapBytes", journalMapBytes);
         DEFINITION.check(JOURNAL_PRETOUCH_BYTES, "journalPretouchBytes", journalPretouchBytes);
+        DEFINITION.check(BUS_BATCH_PAUSE_NS, "busBatchPauseNanos", busBatchPauseNanos);
     }
 
     public static Builder builder(Path dataDir) {
@@ -136,7 +151,8 @@ public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStra
                 .minFreeDiskBytes(settings.getLong(MIN_FREE_DISK_BYTES))
                 .journalMapBytes(settings.getLong(JOURNAL_MAP_BYTES))
                 .journalCallerAppends(settings.getBoolean(JOURNAL_CALLER_APPENDS))
-                .journalPretouchBytes(settings.getLong(JOURNAL_PRETOUCH_BYTES));
+                .journalPretouchBytes(settings.getLong(JOURNAL_PRETOUCH_BYTES))
+                .busBatchPauseNanos(settings.getLong(BUS_BATCH_PAUSE_NS));
     }
 
     public static final class Builder {
@@ -153,6 +169,7 @@ public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStra
         private long journalMapBytes = DEFAULT_JOURNAL_MAP_BYTES;
         private boolean journalCallerAppends = (Boolean) DEFINITION.defaultValue(JOURNAL_CALLER_APPENDS);
         private long journalPretouchBytes = DEFAULT_JOURNAL_PRETOUCH_BYTES;
+        private long busBatchPauseNanos = DEFAULT_BUS_BATCH_PAUSE_NANOS;
 
         private Builder(Path dataDir) {
             this.dataDir = dataDir;
@@ -170,6 +187,7 @@ public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStra
         public Builder journalMapBytes(long v) { this.journalMapBytes = v; return this; }
         public Builder journalCallerAppends(boolean v) { this.journalCallerAppends = v; return this; }
         public Builder journalPretouchBytes(long v) { this.journalPretouchBytes = v; return this; }
+        public Builder busBatchPauseNanos(long v) { this.busBatchPauseNanos = v; return this; }
 
         public BrokerConfig build() {
             if (dataDir == null) {
@@ -177,7 +195,7 @@ public record BrokerConfig(Path dataDir, int ringSize, WaitStrategyType waitStra
             }
             return new BrokerConfig(dataDir, ringSize, waitStrategy, journalThreads, subscriberThreads, maxEventSize,
                     rollCycle, retentionCheckMillis, clock, minFreeDiskBytes, journalMapBytes, journalCallerAppends,
-                    journalPretouchBytes);
+                    journalPretouchBytes, busBatchPauseNanos);
         }
     }
 }

@@ -153,7 +153,9 @@ public final class EventBusScenario implements Scenario {
                 + "≤ 1 ms (issue 12, stated for the journaled topic; the memory-only topic is held to it too). Issue 12's "
                 + "sustained P99 ≤ 50 µs and P99.9 ≤ 250 µs are restated by issue 22 for a spinning or yielding wait, "
                 + "where the raw ring waiting the same way reaches them: they are on the extra 1P/1C sustained table "
-                + "waiting " + LOW_LATENCY_WAIT + " (run when the run's own strategy parks), not on the parking tables, "
+                + "waiting " + LOW_LATENCY_WAIT + " (run when the run's own strategy parks; 1P/1C only: on 2 cores, four "
+                + "yielding consumer threads per system beside the other systems' idle ones would measure the scheduler), "
+                + "not on the parking tables, "
                 + "and are \"not applicable\" where the raw ring's own median misses them.");
 
         byte[][] payloads = TradeMessages.messages(Math.max(BURST, sustainedCount));

@@ -100,10 +100,12 @@ public final class LocalBroker implements Broker, BrokerFront, LocalProducer.Rin
             closeQuietly(lockChannel);
             throw new SluiceException.InvalidConfigException("data directory " + dataDir + " is in use by another broker process");
         }
-        this.journalAgents = new StageAgents("sluice-journal", config.journalThreads(), config.waitStrategy());
+        this.journalAgents = new StageAgents("sluice-journal", config.journalThreads(), config.waitStrategy(),
+                config.busBatchPauseNanos());
         // subscriber.threads = 0: live subscribers run on the journal threads (PartitionRing.subscribe)
         this.subscriberAgents = config.subscriberThreads() == 0 ? null
-                : new StageAgents("sluice-subscriber", config.subscriberThreads(), config.waitStrategy());
+                : new StageAgents("sluice-subscriber", config.subscriberThreads(), config.waitStrategy(),
+                config.busBatchPauseNanos());
         this.pretoucher = config.journalPretouchBytes() == 0 ? null
                 : new JournalPretoucher(config.journalPretouchBytes(), "sluice-pretouch");
         try {

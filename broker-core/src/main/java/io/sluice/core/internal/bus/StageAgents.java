@@ -28,11 +28,17 @@ public final class StageAgents implements AutoCloseable {
     private final AgentRunner[] runners;
     private boolean closed;
 
-    /**
-     * @param role    thread name prefix: thread {@code i} is {@code <role>-<i>}
-     * @param threads how many threads at most
-     */
+    /** As below, with the broker's default pause after a small duty cycle ({@code bus.batch.pause.ns}). */
     public StageAgents(String role, int threads, WaitStrategyType waitStrategy) {
+        this(role, threads, waitStrategy, io.sluice.core.BrokerConfig.DEFAULT_BUS_BATCH_PAUSE_NANOS);
+    }
+
+    /**
+     * @param role             thread name prefix: thread {@code i} is {@code <role>-<i>}
+     * @param threads          how many threads at most
+     * @param batchPauseNanos  the pause after a duty cycle that handled few events ({@link StageAgent#SMALL_DUTY_CYCLE})
+     */
+    public StageAgents(String role, int threads, WaitStrategyType waitStrategy, long batchPauseNanos) {
         if (threads < 1) {
             throw new IllegalArgumentException(role + ": at least one thread, got " + threads);
         }
@@ -40,7 +46,7 @@ public final class StageAgents implements AutoCloseable {
         this.agents = new StageAgent[threads];
         this.runners = new AgentRunner[threads];
         for (int i = 0; i < threads; i++) {
-            agents[i] = new StageAgent(role + "-" + i, waitStrategy);
+            agents[i] = new StageAgent(role + "-" + i, waitStrategy, batchPauseNanos);
         }
     }
 
