@@ -1,6 +1,8 @@
 package io.sluice.bench.scenario;
 
 import io.sluice.bench.report.Better;
+import io.sluice.bench.report.Goal;
+import io.sluice.bench.report.Row;
 import io.sluice.bench.report.Sample;
 import io.sluice.bench.report.Table;
 
@@ -38,8 +40,8 @@ final class CpuRows {
     }
 
     /** As above, with a goal on the row. */
-    static void add(Table.Builder t, String prefix, Sample sluice, Sample baseline, String note, io.sluice.bench.report.Goal goal) {
-        t.row(new io.sluice.bench.report.Row(prefix + METRIC, UNIT, Better.LOWER, sluice, baseline, null, note).withGoal(goal));
+    static void add(Table.Builder t, String prefix, Sample sluice, Sample baseline, String note, Goal goal) {
+        t.row(new Row(prefix + METRIC, UNIT, Better.LOWER, sluice, baseline, null, note).withGoal(goal));
     }
 
     /** As {@link #add(Table.Builder, String, Sample, Sample, String)} in another unit (e.g. "s per M records"). */
