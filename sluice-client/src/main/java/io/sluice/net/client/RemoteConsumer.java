@@ -52,7 +52,9 @@ import java.util.function.Function;
  * committed-offset lookups of its new partitions (its thread or its requests held past the session timeout) takes
  * nothing and joins again at the next poll, as after a heartbeat refused for expiry; {@code subscribe} does not fail. After each poll that returned records the consumer prefetches the next records (a fetch
  * that does not wait, from the end of what it has buffered), so a busy consumer overlaps the network round trip with
- * the application's work.
+ * the application's work. A consumer that reads at offsets of its own choosing ({@link #seek} before each poll) does
+ * not: once a seek abandoned a prefetch, a poll after a seek does not prefetch, and the first poll that reads on
+ * without a seek starts prefetching again.
  *
  * <p>Fetches use FETCH version 1: the broker ships its stored record batches unchanged, and this consumer checks each
  * batch's framing and CRC32C (record-batch's {@link io.sluice.records.RecordBatchReader}) before decoding it, skipping the
@@ -82,6 +84,14 @@ public final class RemoteConsumer implements Consumer {
     /** Fetched records not yet returned by poll: one run of consecutive offsets of one partition per fetched partition. */
     private final ArrayDeque<Run> buffer = new ArrayDeque<>();
     private CompletableFuture<Fetch.Response> inFlightFetch;
+    /**
+     * A seek abandoned a prefetch: this consumer reads at offsets of its own choosing, and a prefetch would be read,
+     * shipped and decoded only to be dropped, while the next fetch waits behind it on the connection. Polls do not
+     * prefetch until one returns records with no seek since the previous one (the consumer reads on).
+     */
+    private boolean prefetchWasted;
+    /** a seek came after the last poll that returned records */
+    private boolean seekedSinceRecords;
     /** the long-poll wait the in-flight fetch asked for: awaiting its answer allows that plus the request timeout */
     private long inFlightWaitMillis;
     private String subscribedTopic;
@@ -142,9 +152,13 @@ public final class RemoteConsumer implements Consumer {
         positions.put(partition, offset);
         forgetBuffered(partition);
         // A prefetch sent after the last poll reads from the old position: abandon it (its response is matched by
-        // correlation id and dropped; positions only move on records handed out, so nothing is lost) so that the
-        // next poll after a seek costs one fetch round trip, not two.
-        inFlightFetch = null;
+        // correlation id and dropped; positions only move on records handed out, so nothing is lost), and stop
+        // prefetching while the consumer keeps seeking (see prefetchWasted).
+        if (inFlightFetch != null) {
+            prefetchWasted = true;
+            inFlightFetch = null;
+        }
+        seekedSinceRecords = true;
     }
 
     @Override
@@ -190,9 +204,10 @@ public final class RemoteConsumer implements Consumer {
             maybeHeartbeat();
             List<ConsumerRecord> records = drainBuffer();
             if (!records.isEmpty()) {
-                if (inFlightFetch == null) {
+                if (inFlightFetch == null && shouldPrefetch()) {
                     inFlightFetch = sendFetch(0);
                 }
+                seekedSinceRecords = false;
                 return records;
             }
             long leftNanos = deadline - System.nanoTime();
@@ -292,6 +307,17 @@ public final class RemoteConsumer implements Consumer {
         Fetch.Request request = new Fetch.Request(maxWaitMillis, config.maxPollBytes(), partitions);
         inFlightWaitMillis = maxWaitMillis;
         return connector.connected().request(ApiKey.FETCH, request::encode, in -> Fetch.Response.decodeBatches(in, request));
+    }
+
+    /**
+     * Whether a poll that returns records sends the next fetch before the application asks for it: always, unless a
+     * seek abandoned the last prefetch and this poll is the first to return records since a seek.
+     */
+    private boolean shouldPrefetch() {
+        if (!seekedSinceRecords) {
+            prefetchWasted = false; // reading on from where the last poll ended
+        }
+        return !prefetchWasted;
     }
 
     /** Where the next fetch of {@code tp} starts: after its buffered records, else at its position. */

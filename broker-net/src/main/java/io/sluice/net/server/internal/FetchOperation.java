@@ -122,14 +122,30 @@ final class FetchOperation implements Runnable {
     }
 
     /**
-     * Room for one batch at the end of {@code out}: a view of its next {@code length} bytes, already counted as
-     * written. {@code out} is one pooled buffer (never composite), so the view writes into it.
+     * Room for the batches of one partition at the end of {@code out}, claimed one batch at a time. While they fit, the
+     * batches share one view of {@code out}'s writable bytes (a view per batch cost a {@code DirectByteBuffer.slice}
+     * each: 100 a fetch of 100 single-record batches); the reader advances the view past each batch it copies, and
+     * {@code out}'s writer index moves with it. A batch that does not fit grows {@code out} (which may move its memory)
+     * and takes a new view of its writable bytes. {@code out} is one pooled buffer (never composite), so the view writes into it.
      */
-    private static ByteBuffer claim(ByteBuf out, int length) {
-        out.ensureWritable(length);
-        int at = out.writerIndex();
-        out.writerIndex(at + length);
-        return out.nioBuffer(at, length);
+    private static final class ResponseSink implements PartitionReader.BatchSink {
+        private final ByteBuf out;
+        private ByteBuffer view;
+
+        ResponseSink(ByteBuf out) {
+            this.out = out;
+        }
+
+        @Override
+        public ByteBuffer claim(int length) {
+            int at = out.writerIndex();
+            if (view == null || view.remaining() < length) {
+                out.ensureWritable(length);
+                view = out.nioBuffer(at, out.writableBytes());
+            }
+            out.writerIndex(at + length);
+            return view;
+        }
     }
 
     private void write(ByteBuf out) {
@@ -165,7 +181,7 @@ final class FetchOperation implements Runnable {
                 if (reader.position() != p.offset()) {
                     reader.seek(p.offset());
                 }
-                reader.readBatches(budget, length -> claim(out, length));
+                reader.readBatches(budget, new ResponseSink(out));
                 count = (int) (reader.position() - p.offset());
             } catch (SluiceException e) {
                 // a read failure (for example the partition was truncated by retention): report it instead
