@@ -1,8 +1,10 @@
 package io.sluice.kafka.internal;
 
+import io.netty.buffer.ByteBuf;
 import io.sluice.core.PartitionReader;
 import io.sluice.core.SluiceException;
 import io.sluice.core.TopicPartition;
+import io.sluice.net.server.pipeline.ByteBufBatchSink;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.FetchResponseData.FetchableTopicResponse;
@@ -10,7 +12,6 @@ import org.apache.kafka.common.message.FetchResponseData.PartitionData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.MemoryRecords;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ScheduledFuture;
@@ -29,6 +30,8 @@ import java.util.concurrent.TimeUnit;
  * append to one of its partitions ({@code BrokerFront.onNextAppend}), then answers with what is there. Event loop only.
  */
 final class FetchHandler implements ApiHandler {
+    /** Netty's adaptive allocator pools buffers up to 1 MiB; a larger one is a fresh mapping, faulted in and freed. */
+    private static final int POOLED_BYTES = 1 << 20;
     private final ListenerContext context;
 
     FetchHandler(ListenerContext context) {
@@ -68,9 +71,10 @@ final class FetchHandler implements ApiHandler {
             boolean expired = System.nanoTime() >= deadlineNanos;
             if (built.bytes >= Math.max(1, data.minBytes()) || built.errors || expired
                     || request.connection().isDraining() || !request.connection().isActive()) {
-                answer(built.response);
+                answer(built);
                 return;
             }
+            built.release(); // fewer than min_bytes: built again when woken
             // register, then re-check: an append between build() and the registration is seen by the re-check
             cancelWake = context.front().onNextAppend(built.partitions, () -> request.eventLoop().execute(this));
             if (ended(built)) {
@@ -83,7 +87,7 @@ final class FetchHandler implements ApiHandler {
         private void answerNow() {
             if (!answered) {
                 cancelWaits();
-                answer(build().response);
+                answer(build());
             }
         }
 
@@ -112,13 +116,24 @@ final class FetchHandler implements ApiHandler {
             request.connection().waitingFetches().remove(drain);
         }
 
-        private void answer(FetchResponseData response) {
+        private void answer(Built built) {
             answered = true;
-            request.respond(response);
+            request.respond(built.response, built.records);
         }
 
+        /** The response as it stands now; its record buffers belong to the caller ({@link Built#release}). */
         private Built build() {
             Built built = new Built();
+            try {
+                fillAll(built);
+            } catch (RuntimeException e) {
+                built.release();
+                throw e;
+            }
+            return built;
+        }
+
+        private void fillAll(Built built) {
             FetchResponseData response = new FetchResponseData().setErrorCode(Errors.NONE.code()).setSessionId(0);
             built.response = response;
             int budget = Math.max(1, Math.min(data.maxBytes(), context.server().maxFetchBytes()));
@@ -132,7 +147,7 @@ final class FetchHandler implements ApiHandler {
                     topicResponse.partitions().add(out);
                     TopicPartition tp = new TopicPartition(topic.topic(), partition.partition());
                     int read = fill(tp, partition, out, Math.min(budget - built.bytes, partition.partitionMaxBytes()),
-                            built.bytes == 0);
+                            built.bytes == 0, built.records);
                     if (out.errorCode() != Errors.NONE.code()) {
                         built.errors = true;
                     } else {
@@ -142,12 +157,14 @@ final class FetchHandler implements ApiHandler {
                     built.bytes += read;
                 }
             }
-            return built;
         }
 
-        /** One partition's part: its offsets and up to {@code maxBytes} of whole batches (one at least when first). */
+        /**
+         * One partition's part: its offsets and up to {@code maxBytes} of whole batches (one at least when first),
+         * copied once from the journal into a pooled buffer added to {@code records}.
+         */
         private int fill(TopicPartition tp, FetchRequestData.FetchPartition partition, PartitionData out, int maxBytes,
-                         boolean first) {
+                         boolean first, List<ByteBuf> records) {
             long start;
             long end;
             try {
@@ -174,17 +191,18 @@ final class FetchHandler implements ApiHandler {
             if (offset == end || (maxBytes <= 0 && !first)) {
                 return 0;
             }
+            // at most Netty's largest pooled size up front: a batch larger than what is left grows it
+            ByteBuf buffer = request.connection().alloc().directBuffer(Math.max(1, Math.min(maxBytes, POOLED_BYTES)));
             try {
                 PartitionReader reader = request.connection().reader(tp);
                 if (reader.position() != offset) {
                     reader.seek(offset);
                 }
-                Sink sink = new Sink();
-                int bytes = reader.readBatches(Math.max(0, maxBytes), sink);
+                int bytes = reader.readBatches(Math.max(0, maxBytes), new ByteBufBatchSink(buffer));
                 if (bytes > 0) {
-                    ByteBuffer records = sink.buffer;
-                    records.flip();
-                    out.setRecords(MemoryRecords.readableRecords(records));
+                    out.setRecords(MemoryRecords.readableRecords(buffer.nioBuffer(buffer.readerIndex(), bytes)));
+                    records.add(buffer);
+                    buffer = null;
                     context.counters().fetchedBatches.increment();
                 }
                 return bytes;
@@ -196,6 +214,10 @@ final class FetchHandler implements ApiHandler {
                 out.setErrorCode(KafkaRequest.errorOf(e).code());
                 request.connection().dropReader(tp);
                 return 0;
+            } finally {
+                if (buffer != null) {
+                    buffer.release();
+                }
             }
         }
     }
@@ -206,21 +228,13 @@ final class FetchHandler implements ApiHandler {
         boolean errors;
         final List<TopicPartition> partitions = new ArrayList<>();
         final List<Long> offsets = new ArrayList<>();
-    }
+        /** each partition's copied batches (pooled; the response's record sets are views of them), in response order */
+        final List<ByteBuf> records = new ArrayList<>();
 
-    /** Collects the copied batches in one heap buffer, grown as needed (the first batch may exceed the budget). */
-    private static final class Sink implements PartitionReader.BatchSink {
-        ByteBuffer buffer = ByteBuffer.allocate(0);
-
-        @Override
-        public ByteBuffer claim(int length) {
-            if (buffer.remaining() < length) {
-                ByteBuffer bigger = ByteBuffer.allocate(Math.max(buffer.capacity() * 2, buffer.position() + length));
-                buffer.flip();
-                bigger.put(buffer);
-                buffer = bigger;
-            }
-            return buffer;
+        /** Frees the record buffers of a response that is not sent. */
+        void release() {
+            records.forEach(ByteBuf::release);
+            records.clear();
         }
     }
 }

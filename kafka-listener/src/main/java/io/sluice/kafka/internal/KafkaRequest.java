@@ -16,6 +16,7 @@ import org.apache.kafka.common.requests.RequestHeader;
 
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -103,6 +104,34 @@ public final class KafkaRequest {
         } catch (RuntimeException e) {
             // an answer for every request: one left unanswered would hold back every later response
             connection.internalError(this, e);
+            frame = encode(connection.alloc(), header.correlationId(), header.apiKey().responseHeaderVersion(version()),
+                    request.getErrorResponse(0, Errors.UNKNOWN_SERVER_ERROR.exception()).data(), version());
+        }
+        connection.complete(sequence, frame);
+    }
+
+    /**
+     * Answers with {@code body} whose non-empty record sets are, in the order they are written, the readable bytes of
+     * {@code records}: they travel as their own buffers, not copied into the frame ({@link RecordsFrame}). Takes
+     * ownership of {@code records}. Any thread.
+     */
+    public void respond(ApiMessage body, List<ByteBuf> records) {
+        if (records.isEmpty()) {
+            respond(body);
+            return;
+        }
+        try {
+            markCompleted();
+        } catch (IllegalStateException e) {
+            records.forEach(ByteBuf::release);
+            throw e;
+        }
+        ByteBuf frame;
+        try {
+            frame = RecordsFrame.encode(connection.alloc(), header.correlationId(), header.apiKey().responseHeaderVersion(version()),
+                    body, version(), records);
+        } catch (RuntimeException e) {
+            connection.internalError(this, e); // the records were released
             frame = encode(connection.alloc(), header.correlationId(), header.apiKey().responseHeaderVersion(version()),
                     request.getErrorResponse(0, Errors.UNKNOWN_SERVER_ERROR.exception()).data(), version());
         }

@@ -7,8 +7,8 @@ import io.sluice.core.SluiceException;
 import io.sluice.core.TopicPartition;
 import io.sluice.core.internal.BrokerFront;
 import io.sluice.net.protocol.Fetch;
+import io.sluice.net.server.pipeline.ByteBufBatchSink;
 
-import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -121,33 +121,6 @@ final class FetchOperation implements Runnable {
         conn.succeed(sequence, correlationId, this::write, Math.min(request.maxBytes() + 4096, 4 << 20));
     }
 
-    /**
-     * Room for the batches of one partition at the end of {@code out}, claimed one batch at a time. While they fit, the
-     * batches share one view of {@code out}'s writable bytes (a view per batch cost a {@code DirectByteBuffer.slice}
-     * each: 100 a fetch of 100 single-record batches); the reader advances the view past each batch it copies, and
-     * {@code out}'s writer index moves with it. A batch that does not fit grows {@code out} (which may move its memory)
-     * and takes a new view of its writable bytes. {@code out} is one pooled buffer (never composite), so the view writes into it.
-     */
-    private static final class ResponseSink implements PartitionReader.BatchSink {
-        private final ByteBuf out;
-        private ByteBuffer view;
-
-        ResponseSink(ByteBuf out) {
-            this.out = out;
-        }
-
-        @Override
-        public ByteBuffer claim(int length) {
-            int at = out.writerIndex();
-            if (view == null || view.remaining() < length) {
-                out.ensureWritable(length);
-                view = out.nioBuffer(at, out.writableBytes());
-            }
-            out.writerIndex(at + length);
-            return view;
-        }
-    }
-
     private void write(ByteBuf out) {
         Broker broker = conn.server.broker;
         int remaining = request.maxBytes();
@@ -181,7 +154,7 @@ final class FetchOperation implements Runnable {
                 if (reader.position() != p.offset()) {
                     reader.seek(p.offset());
                 }
-                reader.readBatches(budget, new ResponseSink(out));
+                reader.readBatches(budget, new ByteBufBatchSink(out));
                 count = (int) (reader.position() - p.offset());
             } catch (SluiceException e) {
                 // a read failure (for example the partition was truncated by retention): report it instead
