@@ -2,7 +2,7 @@ package io.sluice.kafka.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.CompositeByteBuf;
+import io.sluice.net.server.pipeline.SplitFrame;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -17,8 +17,9 @@ import java.util.List;
 /**
  * A response frame whose record sets travel in their own buffers, as Kafka's own broker sends a fetch's records apart
  * from the fields around them: the generated classes write every other field into one small buffer, and the frame is
- * a composite of slices of it around each record buffer, so the records are not copied again (a fetch reads them once
- * from the journal into pooled buffers of at most a partition's fetch size).
+ * a composite of slices of it around each record buffer ({@link SplitFrame}, as the binary port's fetch), so the
+ * records are not copied again (a fetch reads them once from the journal into pooled buffers of at most a partition's
+ * fetch size).
  * <pre>
  * +--------+-----------------------+-----------+----------------+-----------+-- ... --+---------------+
  * | length | header, fields before | records 0 | fields between | records 1 |         | fields after  |
@@ -40,9 +41,9 @@ final class RecordsFrame {
      */
     static ByteBuf encode(ByteBufAllocator alloc, int correlationId, short headerVersion, ApiMessage body, short version,
                           List<ByteBuf> records) {
+        SplitFrame frame = new SplitFrame(alloc);
         ByteBuf head = null;
-        CompositeByteBuf frame = null;
-        int added = 0;
+        int spliced = 0;
         try {
             ObjectSerializationCache cache = new ObjectSerializationCache();
             ResponseHeaderData responseHeader = new ResponseHeaderData().setCorrelationId(correlationId);
@@ -63,30 +64,20 @@ final class RecordsFrame {
                         + " field bytes and " + writer.next + " of " + records.size() + " record sets");
             }
             head.writerIndex(4 + headBytes);
-            frame = alloc.compositeBuffer(2 * records.size() + 1);
-            int from = 0;
-            for (int i = 0; i < records.size(); i++) {
-                int to = 4 + writer.splits[i];
-                frame.addComponent(true, head.retainedSlice(from, to - from));
-                frame.addComponent(true, records.get(i));
-                added++;
-                from = to;
+            for (; spliced < records.size(); spliced++) {
+                frame.splice(4 + writer.splits[spliced], records.get(spliced));
             }
-            frame.addComponent(true, head.retainedSlice(from, 4 + headBytes - from));
-            head.release();
-            return frame;
         } catch (RuntimeException e) {
             if (head != null) {
                 head.release();
             }
-            if (frame != null) {
-                frame.release(); // its components: the slices and the records added so far
-            }
-            for (int i = added; i < records.size(); i++) {
+            frame.release();
+            for (int i = spliced; i < records.size(); i++) {
                 records.get(i).release();
             }
             throw e;
         }
+        return frame.assemble(head);
     }
 
     /**

@@ -7,7 +7,8 @@ import io.sluice.core.SluiceException;
 import io.sluice.core.TopicPartition;
 import io.sluice.core.internal.BrokerFront;
 import io.sluice.net.protocol.Fetch;
-import io.sluice.net.server.pipeline.ByteBufBatchSink;
+import io.sluice.net.server.pipeline.ChunkedBatchSink;
+import io.sluice.net.server.pipeline.SplitFrame;
 
 import java.util.concurrent.TimeUnit;
 
@@ -17,7 +18,8 @@ import java.util.concurrent.TimeUnit;
  * on the event loop after the next journal batch of a requested partition, and one timer answers it (empty) when
  * {@code maxWaitMillis} passed.
  * It copies the journal's stored record batches, whole and unchanged, from the connection's partition reader into
- * the response buffer ({@link PartitionReader#readBatches}: one copy per batch, no per-record work), only when this
+ * pooled chunks spliced into the response between its fields ({@link PartitionReader#readBatches} into a
+ * {@link ChunkedBatchSink}: one copy per batch, no per-record work, no buffer above Netty's pooled sizes), only when this
  * response can be written at once ({@link RequestHandler#canWriteNow}): a fetch that is ready behind earlier
  * responses, or behind a socket its client does not read, waits for its turn without holding any records.
  *
@@ -117,11 +119,11 @@ final class FetchOperation implements Runnable {
     }
 
     private void respond() {
-        // most fetches during catch-up fill maxBytes: start near that size instead of regrowing by doubling
-        conn.succeed(sequence, correlationId, this::write, Math.min(request.maxBytes() + 4096, 4 << 20));
+        // the fields only: each partition's batches travel in pooled chunks of their own (SplitFrame)
+        conn.succeedSplit(sequence, correlationId, this::write, 256 + 128 * request.partitions().size());
     }
 
-    private void write(ByteBuf out) {
+    private void write(ByteBuf out, SplitFrame parts) {
         Broker broker = conn.server.broker;
         int remaining = request.maxBytes();
         out.writeInt(request.partitions().size());
@@ -147,24 +149,32 @@ final class FetchOperation implements Runnable {
                 continue;
             }
             int budget = Math.min(remaining, p.maxBytes());
-            int mark = out.writerIndex();
+            int mark = parts.mark();
+            ChunkedBatchSink batches = new ChunkedBatchSink(parts, out.writerIndex(), budget);
             int count;
+            int bytes;
             try {
                 PartitionReader reader = conn.reader(tp);
                 if (reader.position() != p.offset()) {
                     reader.seek(p.offset());
                 }
-                reader.readBatches(budget, new ByteBufBatchSink(out));
+                reader.readBatches(budget, batches);
                 count = (int) (reader.position() - p.offset());
             } catch (SluiceException e) {
                 // a read failure (for example the partition was truncated by retention): report it instead
+                batches.finish();
+                parts.reset(mark);
                 out.writerIndex(headerStart);
                 Fetch.Response.writePartitionHeader(out, tp, e.code(), e.getMessage(), start, end);
                 continue;
+            } catch (RuntimeException | Error e) {
+                batches.finish(); // into parts, which the caller frees
+                throw e;
             }
-            Fetch.Response.patchCount(out, countIndex, out.writerIndex() - mark);
+            bytes = batches.finish();
+            Fetch.Response.patchCount(out, countIndex, bytes);
             conn.server.counters.fetchedRecords.add(count);
-            remaining -= out.writerIndex() - mark;
+            remaining -= bytes;
         }
     }
 }

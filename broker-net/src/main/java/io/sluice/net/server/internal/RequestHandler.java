@@ -7,10 +7,12 @@ import io.sluice.net.protocol.ApiKey;
 import io.sluice.net.protocol.Frames;
 import io.sluice.net.protocol.ProtocolException;
 import io.sluice.net.server.pipeline.PipelinedConnection;
+import io.sluice.net.server.pipeline.SplitFrame;
 import io.sluice.records.RecordBatchChecker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
@@ -119,6 +121,37 @@ public final class RequestHandler extends PipelinedConnection {
             return;
         }
         complete(sequence, out);
+    }
+
+    /**
+     * As {@link #succeed(long, int, Consumer, int)} for a response whose record bytes travel apart from its fields:
+     * {@code body} writes the fields into the buffer and splices the records into the {@link SplitFrame} at positions of
+     * it; the frame's length counts both.
+     */
+    void succeedSplit(long sequence, int correlationId, BiConsumer<ByteBuf, SplitFrame> body, int fieldsSizeHint) {
+        ByteBuf out = alloc().ioBuffer(fieldsSizeHint);
+        SplitFrame parts = new SplitFrame(alloc());
+        ByteBuf frame;
+        try {
+            int start = Frames.startResponse(out, correlationId);
+            body.accept(out, parts);
+            out.setInt(start, out.writerIndex() - start - Frames.LENGTH_FIELD_SIZE + parts.splicedBytes());
+        } catch (RuntimeException | Error e) {
+            out.release();
+            parts.release();
+            fail(sequence, correlationId, e);
+            if (e instanceof VirtualMachineError fatal) {
+                throw fatal;
+            }
+            return;
+        }
+        try {
+            frame = parts.assemble(out); // frees the fields and the parts if it fails
+        } catch (RuntimeException e) {
+            fail(sequence, correlationId, e);
+            return;
+        }
+        complete(sequence, frame);
     }
 
     void fail(long sequence, int correlationId, SluiceException.Code code, String message) {
