@@ -76,6 +76,7 @@ class RecordsFrameTest {
     @Test
     void aFrameWithRecordsInTheirOwnBuffersIsTheFrameOfTheGeneratedClassesAtEveryVersion() {
         List<MemoryRecords> sets = List.of(records(0, 3), records(10, 1), records(40, 7));
+        // the listener answers Fetch 4-12 (ProduceFetchApis); the later versions are checked as well
         for (short version = 4; version <= ApiKeys.FETCH.latestVersion(); version++) {
             short headerVersion = ApiKeys.FETCH.responseHeaderVersion(version);
             ByteBuf expected = KafkaRequest.encode(ALLOC, 77, headerVersion, response(sets, version), version);
