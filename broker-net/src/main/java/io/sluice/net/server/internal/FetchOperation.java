@@ -18,8 +18,9 @@ import java.util.concurrent.TimeUnit;
  * on the event loop after the next journal batch of a requested partition, and one timer answers it (empty) when
  * {@code maxWaitMillis} passed.
  * It copies the journal's stored record batches, whole and unchanged, from the connection's partition reader into
- * pooled chunks spliced into the response between its fields ({@link PartitionReader#readBatches} into a
- * {@link ChunkedBatchSink}: one copy per batch, no per-record work, no buffer above Netty's pooled sizes), only when this
+ * the response: into its fields buffer while that stays small, then into pooled chunks spliced in between its fields
+ * ({@link PartitionReader#readBatches} into a {@link ChunkedBatchSink}: one copy per batch, no per-record work, no
+ * buffer above Netty's pooled sizes), only when this
  * response can be written at once ({@link RequestHandler#canWriteNow}): a fetch that is ready behind earlier
  * responses, or behind a socket its client does not read, waits for its turn without holding any records.
  *
@@ -119,8 +120,9 @@ final class FetchOperation implements Runnable {
     }
 
     private void respond() {
-        // the fields only: each partition's batches travel in pooled chunks of their own (SplitFrame)
-        conn.succeedSplit(sequence, correlationId, this::write, 256 + 128 * request.partitions().size());
+        // batches up to ChunkedBatchSink.INLINE_BYTES go into the fields buffer, the rest in pooled chunks (SplitFrame)
+        conn.succeedSplit(sequence, correlationId, this::write,
+                256 + 128 * request.partitions().size() + Math.min(request.maxBytes(), ChunkedBatchSink.INLINE_BYTES));
     }
 
     private void write(ByteBuf out, SplitFrame parts) {
@@ -150,7 +152,7 @@ final class FetchOperation implements Runnable {
             }
             int budget = Math.min(remaining, p.maxBytes());
             int mark = parts.mark();
-            ChunkedBatchSink batches = new ChunkedBatchSink(parts, out.writerIndex(), budget);
+            ChunkedBatchSink batches = new ChunkedBatchSink(parts, out, budget);
             int count;
             int bytes;
             try {
@@ -163,7 +165,7 @@ final class FetchOperation implements Runnable {
             } catch (SluiceException e) {
                 // a read failure (for example the partition was truncated by retention): report it instead
                 batches.finish();
-                parts.reset(mark);
+                parts.reset(mark); // the batches spliced at or after headerStart
                 out.writerIndex(headerStart);
                 Fetch.Response.writePartitionHeader(out, tp, e.code(), e.getMessage(), start, end);
                 continue;

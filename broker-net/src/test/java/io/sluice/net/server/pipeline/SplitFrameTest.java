@@ -18,7 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A frame of fields with record bytes spliced in is, byte for byte, the fields with those bytes inserted where they
  * were spliced; the parts travel uncopied and are freed with the frame, or by {@code reset}/{@code release}. A
  * partition's batches land in pooled chunks that hold whole batches, start small and double up to Netty's largest
- * pooled size, and never exceed what the partition may still add unless one batch does.
+ * pooled size, and never exceed what the partition may still add unless one batch does; a small response keeps its
+ * batches in its fields buffer.
  */
 class SplitFrameTest {
     private static final ByteBufAllocator ALLOC = PooledByteBufAllocator.DEFAULT;
@@ -89,11 +90,31 @@ class SplitFrameTest {
     }
 
     @Test
+    void aSmallPartitionsBatchesGoIntoTheFieldsAndTheFrameStaysOneBuffer() {
+        SplitFrame frame = new SplitFrame(ALLOC);
+        ByteBuf fields = ALLOC.buffer(256).writeInt(0xBEEF);
+        ChunkedBatchSink sink = new ChunkedBatchSink(frame, fields, 1 << 20);
+        for (int i = 0; i < 100; i++) {
+            copyBatch(sink, bytes(171, i));
+        }
+        assertThat(sink.finish()).isEqualTo(17_100);
+        fields.writeInt(0xF00D); // the next partition's header
+        ByteBuf out = frame.assemble(fields);
+        try {
+            assertThat(out).isSameAs(fields);
+            assertThat(out.readableBytes()).isEqualTo(4 + 17_100 + 4);
+            assertThat(out.getInt(4 + 17_100)).isEqualTo(0xF00D);
+        } finally {
+            out.release();
+        }
+    }
+
+    @Test
     void batchesLandWholeInPooledChunksThatDoubleUpToThePooledSize() {
         SplitFrame frame = new SplitFrame(ALLOC);
         ByteBuf fields = ALLOC.buffer(16).writeInt(0xCAFE);
         int budget = 6 << 20;
-        ChunkedBatchSink sink = new ChunkedBatchSink(frame, 4, budget);
+        ChunkedBatchSink sink = new ChunkedBatchSink(frame, fields, budget);
         List<byte[]> batches = new ArrayList<>();
         int total = 0;
         for (int i = 0; total < budget - 50_000; i++) {
@@ -107,16 +128,18 @@ class SplitFrameTest {
         copyBatch(sink, big);
         total += big.length;
         assertThat(sink.finish()).isEqualTo(total);
-        assertThat(frame.splicedBytes()).isEqualTo(total);
+        assertThat(frame.splicedBytes()).as("all but the first batch, which the fields took").isEqualTo(total - batches.get(0).length);
 
         ByteBuf out = frame.assemble(fields);
         try {
             CompositeByteBuf composite = (CompositeByteBuf) out;
             List<Integer> chunkSizes = new ArrayList<>();
+            assertThat(composite.internalComponent(0).readableBytes()).as("the fields with the first batch written into them")
+                    .isEqualTo(4 + batches.get(0).length);
             for (int i = 1; i < composite.numComponents(); i++) { // after the fields, spliced at their end
                 chunkSizes.add(composite.internalComponent(i).readableBytes());
             }
-            assertThat(chunkSizes.get(0)).as("the first chunk").isLessThanOrEqualTo(ChunkedBatchSink.FIRST_CHUNK);
+            assertThat(chunkSizes.get(0)).as("the first chunk").isLessThanOrEqualTo(ChunkedBatchSink.INLINE_BYTES);
             assertThat(chunkSizes.subList(0, chunkSizes.size() - 1)).as("every chunk but the oversized batch's")
                     .allMatch(n -> n <= SplitFrame.POOLED_BYTES);
             assertThat(chunkSizes.get(chunkSizes.size() - 1)).isEqualTo(big.length);
