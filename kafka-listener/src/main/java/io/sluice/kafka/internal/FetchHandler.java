@@ -1,10 +1,11 @@
 package io.sluice.kafka.internal;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import io.sluice.core.PartitionReader;
 import io.sluice.core.SluiceException;
 import io.sluice.core.TopicPartition;
-import io.sluice.net.server.pipeline.ByteBufBatchSink;
+import io.sluice.net.server.pipeline.ChunkedBatchSink;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.FetchResponseData.FetchableTopicResponse;
@@ -30,8 +31,6 @@ import java.util.concurrent.TimeUnit;
  * append to one of its partitions ({@code BrokerFront.onNextAppend}), then answers with what is there. Event loop only.
  */
 final class FetchHandler implements ApiHandler {
-    /** Netty's adaptive allocator pools buffers up to 1 MiB; a larger one is a fresh mapping, faulted in and freed. */
-    private static final int POOLED_BYTES = 1 << 20;
     private final ListenerContext context;
 
     FetchHandler(ListenerContext context) {
@@ -161,7 +160,8 @@ final class FetchHandler implements ApiHandler {
 
         /**
          * One partition's part: its offsets and up to {@code maxBytes} of whole batches (one at least when first),
-         * copied once from the journal into a pooled buffer added to {@code records}.
+         * copied once from the journal into pooled chunks ({@link ChunkedBatchSink}), whose composite is added to
+         * {@code records}.
          */
         private int fill(TopicPartition tp, FetchRequestData.FetchPartition partition, PartitionData out, int maxBytes,
                          boolean first, List<ByteBuf> records) {
@@ -191,18 +191,21 @@ final class FetchHandler implements ApiHandler {
             if (offset == end || (maxBytes <= 0 && !first)) {
                 return 0;
             }
-            // at most Netty's largest pooled size up front: a batch larger than what is left grows it
-            ByteBuf buffer = request.connection().alloc().directBuffer(Math.max(1, Math.min(maxBytes, POOLED_BYTES)));
+            CompositeByteBuf buffer = request.connection().alloc().compositeDirectBuffer(Integer.MAX_VALUE);
+            ChunkedBatchSink sink = new ChunkedBatchSink(request.connection().alloc(), null,
+                    chunk -> buffer.addComponent(true, chunk), Math.max(0, maxBytes));
+            boolean kept = false;
             try {
                 PartitionReader reader = request.connection().reader(tp);
                 if (reader.position() != offset) {
                     reader.seek(offset);
                 }
-                int bytes = reader.readBatches(Math.max(0, maxBytes), new ByteBufBatchSink(buffer));
+                reader.readBatches(Math.max(0, maxBytes), sink);
+                int bytes = sink.finish();
                 if (bytes > 0) {
-                    out.setRecords(MemoryRecords.readableRecords(buffer.nioBuffer(buffer.readerIndex(), bytes)));
+                    out.setRecords(new SplicedRecords(buffer));
                     records.add(buffer);
-                    buffer = null;
+                    kept = true;
                     context.counters().fetchedBatches.increment();
                 }
                 return bytes;
@@ -215,7 +218,8 @@ final class FetchHandler implements ApiHandler {
                 request.connection().dropReader(tp);
                 return 0;
             } finally {
-                if (buffer != null) {
+                sink.finish(); // a chunk left open by a failed read joins the buffer, which is then freed
+                if (!kept) {
                     buffer.release();
                 }
             }

@@ -11,6 +11,7 @@ import org.apache.kafka.common.message.FetchResponseData.FetchableTopicResponse;
 import org.apache.kafka.common.message.FetchResponseData.PartitionData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.BaseRecords;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.SimpleRecord;
 import org.junit.jupiter.api.Test;
@@ -24,8 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * A fetch response whose record sets travel in their own buffers is, byte for byte, the frame the generated classes
- * write with the records copied in; at every Fetch version the listener answers, with partitions that have records,
+ * A fetch response whose record sets travel in their own buffers (each a composite of pooled chunks, as the listener's
+ * fetch leaves them) is, byte for byte, the frame the generated classes write with the records copied in; at every Fetch version the listener answers, with partitions that have records,
  * none, or an error between them. The record buffers are the frame's own (not copied), and a mismatch frees them.
  */
 class RecordsFrameTest {
@@ -42,15 +43,26 @@ class RecordsFrameTest {
         return MemoryRecords.withRecords(base, Compression.NONE, rs);
     }
 
-    /** The records' bytes in a pooled direct buffer, as FetchHandler copies them out of the journal. */
+    /** The records' bytes in a pooled direct buffer. */
     private static ByteBuf pooled(MemoryRecords r) {
         ByteBuf b = ALLOC.directBuffer(r.sizeInBytes());
         b.writeBytes(r.buffer().duplicate());
         return b;
     }
 
+    /** The records' bytes in two pooled chunks of a composite, as FetchHandler's {@code ChunkedBatchSink} leaves them. */
+    private static ByteBuf chunked(MemoryRecords r) {
+        ByteBuffer bytes = r.buffer().duplicate();
+        int half = bytes.remaining() / 2;
+        ByteBuf first = ALLOC.directBuffer(half);
+        first.writeBytes(bytes.duplicate().limit(bytes.position() + half));
+        ByteBuf second = ALLOC.directBuffer(bytes.remaining() - half);
+        second.writeBytes(bytes.position(bytes.position() + half));
+        return ALLOC.compositeDirectBuffer(Integer.MAX_VALUE).addComponent(true, first).addComponent(true, second);
+    }
+
     /** Three partitions with records, one empty and one with an error between them, in two topics. */
-    private static FetchResponseData response(List<MemoryRecords> sets, short version) {
+    private static FetchResponseData response(List<? extends BaseRecords> sets, short version) {
         FetchResponseData data = new FetchResponseData().setErrorCode(Errors.NONE.code()).setSessionId(0);
         FetchableTopicResponse a = new FetchableTopicResponse().setTopic("a").setTopicId(version >= 13 ? TOPIC_A : Uuid.ZERO_UUID);
         FetchableTopicResponse b = new FetchableTopicResponse().setTopic("b").setTopicId(version >= 13 ? TOPIC_B : Uuid.ZERO_UUID);
@@ -64,7 +76,7 @@ class RecordsFrameTest {
         return data;
     }
 
-    private static PartitionData partition(int index, MemoryRecords records, short version) {
+    private static PartitionData partition(int index, BaseRecords records, short version) {
         PartitionData p = new PartitionData().setPartitionIndex(index).setHighWatermark(100).setLastStableOffset(100)
                 .setAbortedTransactions(null).setPreferredReadReplica(-1).setRecords(records);
         if (version >= 5) {
@@ -82,11 +94,11 @@ class RecordsFrameTest {
             ByteBuf expected = KafkaRequest.encode(ALLOC, 77, headerVersion, response(sets, version), version);
 
             List<ByteBuf> buffers = new ArrayList<>();
-            List<MemoryRecords> views = new ArrayList<>();
+            List<BaseRecords> views = new ArrayList<>();
             for (MemoryRecords r : sets) {
-                ByteBuf b = pooled(r);
+                ByteBuf b = chunked(r);
                 buffers.add(b);
-                views.add(MemoryRecords.readableRecords(b.nioBuffer(0, b.readableBytes())));
+                views.add(new SplicedRecords(b));
             }
             ByteBuf frame = RecordsFrame.encode(ALLOC, 77, headerVersion, response(views, version), version, buffers);
             try {

@@ -152,7 +152,9 @@ final class FetchOperation implements Runnable {
             }
             int budget = Math.min(remaining, p.maxBytes());
             int mark = parts.mark();
-            ChunkedBatchSink batches = new ChunkedBatchSink(parts, out, budget);
+            // a chunk goes where the fields end: no batch is written into them once a chunk is open
+            ChunkedBatchSink batches = new ChunkedBatchSink(parts.alloc(), out,
+                    chunk -> parts.splice(out.writerIndex(), chunk), budget);
             int count;
             int bytes;
             try {

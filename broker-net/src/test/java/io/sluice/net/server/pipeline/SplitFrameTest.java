@@ -18,8 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A frame of fields with record bytes spliced in is, byte for byte, the fields with those bytes inserted where they
  * were spliced; the parts travel uncopied and are freed with the frame, or by {@code reset}/{@code release}. A
  * partition's batches land in pooled chunks that hold whole batches, start small and double up to Netty's largest
- * pooled size, and never exceed what the partition may still add unless one batch does; a small response keeps its
- * batches in its fields buffer.
+ * pooled size, and never exceed what the partition may still add unless one batch does (a small batch never takes a
+ * large chunk); a small response keeps its batches in its fields buffer.
  */
 class SplitFrameTest {
     private static final ByteBufAllocator ALLOC = PooledByteBufAllocator.DEFAULT;
@@ -93,7 +93,7 @@ class SplitFrameTest {
     void aSmallPartitionsBatchesGoIntoTheFieldsAndTheFrameStaysOneBuffer() {
         SplitFrame frame = new SplitFrame(ALLOC);
         ByteBuf fields = ALLOC.buffer(256).writeInt(0xBEEF);
-        ChunkedBatchSink sink = new ChunkedBatchSink(frame, fields, 1 << 20);
+        ChunkedBatchSink sink = new ChunkedBatchSink(ALLOC, fields, chunk -> frame.splice(fields.writerIndex(), chunk), 1 << 20);
         for (int i = 0; i < 100; i++) {
             copyBatch(sink, bytes(171, i));
         }
@@ -110,11 +110,28 @@ class SplitFrameTest {
     }
 
     @Test
+    void withoutAnInlineBufferASmallBatchTakesOnlyAFirstSizedChunk() {
+        List<ByteBuf> chunks = new ArrayList<>();
+        ChunkedBatchSink sink = new ChunkedBatchSink(ALLOC, null, chunks::add, 1 << 20);
+        copyBatch(sink, bytes(100, 1));
+        copyBatch(sink, bytes(200, 2));
+        assertThat(sink.finish()).isEqualTo(300);
+        try {
+            assertThat(chunks).hasSize(1);
+            assertThat(chunks.get(0).capacity()).as("however large the budget: a fetch of many partitions stays small")
+                    .isLessThanOrEqualTo(ChunkedBatchSink.FIRST_CHUNK);
+            assertThat(ByteBufUtil.getBytes(chunks.get(0))).startsWith(bytes(100, 1)).endsWith(bytes(200, 2));
+        } finally {
+            chunks.forEach(ByteBuf::release);
+        }
+    }
+
+    @Test
     void batchesLandWholeInPooledChunksThatDoubleUpToThePooledSize() {
         SplitFrame frame = new SplitFrame(ALLOC);
         ByteBuf fields = ALLOC.buffer(16).writeInt(0xCAFE);
         int budget = 6 << 20;
-        ChunkedBatchSink sink = new ChunkedBatchSink(frame, fields, budget);
+        ChunkedBatchSink sink = new ChunkedBatchSink(ALLOC, fields, chunk -> frame.splice(fields.writerIndex(), chunk), budget);
         List<byte[]> batches = new ArrayList<>();
         int total = 0;
         for (int i = 0; total < budget - 50_000; i++) {
@@ -139,7 +156,8 @@ class SplitFrameTest {
             for (int i = 1; i < composite.numComponents(); i++) { // after the fields, spliced at their end
                 chunkSizes.add(composite.internalComponent(i).readableBytes());
             }
-            assertThat(chunkSizes.get(0)).as("the first chunk").isLessThanOrEqualTo(ChunkedBatchSink.INLINE_BYTES);
+            assertThat(chunkSizes.get(0)).as("the first chunk: the batch that opened it, larger than the first chunk's size")
+                    .isEqualTo(batches.get(1).length);
             assertThat(chunkSizes.subList(0, chunkSizes.size() - 1)).as("every chunk but the oversized batch's")
                     .allMatch(n -> n <= SplitFrame.POOLED_BYTES);
             assertThat(chunkSizes.get(chunkSizes.size() - 1)).isEqualTo(big.length);
