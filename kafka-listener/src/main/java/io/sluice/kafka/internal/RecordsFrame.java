@@ -18,17 +18,18 @@ import java.util.List;
  * A response frame whose record sets travel in their own buffers, as Kafka's own broker sends a fetch's records apart
  * from the fields around them: the generated classes write every other field into one small buffer, and the frame is
  * a composite of slices of it around each record buffer ({@link SplitFrame}, as the binary port's fetch), so the
- * records are not copied again (a fetch reads them once from the journal into pooled buffers of at most a partition's
- * fetch size).
+ * records are not copied again (a fetch reads them once from the journal into pooled chunks, a composite per
+ * partition: {@code ChunkedBatchSink}, {@link SplicedRecords}).
  * <pre>
  * +--------+-----------------------+-----------+----------------+-----------+-- ... --+---------------+
  * | length | header, fields before | records 0 | fields between | records 1 |         | fields after  |
  * +--------+-----------------------+-----------+----------------+-----------+-- ... --+---------------+
  *   head slice                       own buffer  head slice       own buffer            head slice
  * </pre>
- * A fetch of 4 partitions of 1 MiB each is then five small slices and four pooled buffers, where one 4 MiB buffer
- * would be allocated outside Netty's pool (above its 1 MiB size classes: a fresh mapping, faulted in page by page,
- * and freed again) and a heap copy of each partition's records before it a humongous G1 allocation.
+ * A fetch of 4 partitions of 1 MiB each is then five small slices and each partition's pooled chunks, where one
+ * 4 MiB buffer would be allocated outside Netty's pool (above its 1 MiB size classes: a fresh mapping, zeroed or
+ * faulted in page by page, and freed again) and a heap copy of each partition's records before it a humongous G1
+ * allocation.
  */
 final class RecordsFrame {
     private RecordsFrame() {

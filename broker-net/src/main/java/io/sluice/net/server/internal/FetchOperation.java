@@ -20,9 +20,9 @@ import java.util.concurrent.TimeUnit;
  * It copies the journal's stored record batches, whole and unchanged, from the connection's partition reader into
  * the response: into its fields buffer while that stays small, then into pooled chunks spliced in between its fields
  * ({@link PartitionReader#readBatches} into a {@link ChunkedBatchSink}: one copy per batch, no per-record work, no
- * buffer above Netty's pooled sizes), only when this
- * response can be written at once ({@link RequestHandler#canWriteNow}): a fetch that is ready behind earlier
- * responses, or behind a socket its client does not read, waits for its turn without holding any records.
+ * buffer above Netty's pooled sizes). It does so only when this response can be written at once
+ * ({@link RequestHandler#canWriteNow}): a fetch that is ready behind earlier responses, or behind a socket its client
+ * does not read, waits for its turn without holding any records.
  *
  * <p>Response size: at most {@code maxBytes} of batches, plus one whole batch per partition when its first batch
  * alone is larger than what is left (a batch is bounded by the journal's batch size, or holds one record of at most
@@ -156,7 +156,6 @@ final class FetchOperation implements Runnable {
             ChunkedBatchSink batches = new ChunkedBatchSink(parts.alloc(), out,
                     chunk -> parts.splice(out.writerIndex(), chunk), budget);
             int count;
-            int bytes;
             try {
                 PartitionReader reader = conn.reader(tp);
                 if (reader.position() != p.offset()) {
@@ -175,7 +174,7 @@ final class FetchOperation implements Runnable {
                 batches.finish(); // into parts, which the caller frees
                 throw e;
             }
-            bytes = batches.finish();
+            int bytes = batches.finish();
             Fetch.Response.patchCount(out, countIndex, bytes);
             conn.server.counters.fetchedRecords.add(count);
             remaining -= bytes;
