@@ -16,6 +16,7 @@ import org.HdrHistogram.Histogram;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
@@ -106,7 +107,7 @@ final class SluiceLoads {
         // ledger of every (partition, offset) stored 8 bytes per record inside the timed loop and sorted them after)
         int maxPartition = partitions.stream().mapToInt(TopicPartition::partition).max().orElse(-1);
         long[] next = new long[maxPartition + 1];
-        java.util.Arrays.fill(next, -1);
+        Arrays.fill(next, -1);
         for (TopicPartition tp : partitions) {
             next[tp.partition()] = broker.startOffset(tp);
         }

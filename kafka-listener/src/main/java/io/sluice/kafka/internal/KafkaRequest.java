@@ -97,17 +97,7 @@ public final class KafkaRequest {
 
     /** Answers with {@code body}, the generated {@code *ResponseData} of this API. Any thread. */
     public void respond(ApiMessage body) {
-        markCompleted();
-        ByteBuf frame;
-        try {
-            frame = encode(connection.alloc(), header.correlationId(), header.apiKey().responseHeaderVersion(version()), body, version());
-        } catch (RuntimeException e) {
-            // an answer for every request: one left unanswered would hold back every later response
-            connection.internalError(this, e);
-            frame = encode(connection.alloc(), header.correlationId(), header.apiKey().responseHeaderVersion(version()),
-                    request.getErrorResponse(0, Errors.UNKNOWN_SERVER_ERROR.exception()).data(), version());
-        }
-        connection.complete(sequence, frame);
+        respond(body, List.of());
     }
 
     /**
@@ -116,23 +106,22 @@ public final class KafkaRequest {
      * ownership of {@code records}. Any thread.
      */
     public void respond(ApiMessage body, List<ByteBuf> records) {
-        if (records.isEmpty()) {
-            respond(body);
-            return;
-        }
         try {
             markCompleted();
         } catch (IllegalStateException e) {
             records.forEach(ByteBuf::release);
             throw e;
         }
+        short headerVersion = header.apiKey().responseHeaderVersion(version());
         ByteBuf frame;
         try {
-            frame = RecordsFrame.encode(connection.alloc(), header.correlationId(), header.apiKey().responseHeaderVersion(version()),
-                    body, version(), records);
+            frame = records.isEmpty() ? encode(connection.alloc(), header.correlationId(), headerVersion, body, version())
+                    : RecordsFrame.encode(connection.alloc(), header.correlationId(), headerVersion, body, version(), records);
         } catch (RuntimeException e) {
-            connection.internalError(this, e); // the records were released
-            frame = encode(connection.alloc(), header.correlationId(), header.apiKey().responseHeaderVersion(version()),
+            // an answer for every request: one left unanswered would hold back every later response (the records,
+            // if any, were released)
+            connection.internalError(this, e);
+            frame = encode(connection.alloc(), header.correlationId(), headerVersion,
                     request.getErrorResponse(0, Errors.UNKNOWN_SERVER_ERROR.exception()).data(), version());
         }
         connection.complete(sequence, frame);

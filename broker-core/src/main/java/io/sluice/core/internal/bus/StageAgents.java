@@ -1,5 +1,6 @@
 package io.sluice.core.internal.bus;
 
+import io.sluice.core.BrokerConfig;
 import io.sluice.core.SluiceException;
 import io.sluice.core.WaitStrategyType;
 import io.sluice.core.internal.NamedThreadFactory;
@@ -30,7 +31,7 @@ public final class StageAgents implements AutoCloseable {
 
     /** As below, with the broker's default pause after a small duty cycle ({@code bus.batch.pause.ns}). */
     public StageAgents(String role, int threads, WaitStrategyType waitStrategy) {
-        this(role, threads, waitStrategy, io.sluice.core.BrokerConfig.DEFAULT_BUS_BATCH_PAUSE_NANOS);
+        this(role, threads, waitStrategy, BrokerConfig.DEFAULT_BUS_BATCH_PAUSE_NANOS);
     }
 
     /**
