@@ -26,7 +26,8 @@ import java.util.Locale;
  * e.g. ... BurstAbDriver 1 200 200 dedicated:4:2 shared:0:4
  * </pre>
  * {@code m}/{@code j} select the memory-only and/or the journaled topic (default both).
- * {@code -Dsluice.bench.wait=YIELDING} (or BUSY_SPIN, BLOCKING) sets the wait strategy of every broker and raw ring (default SLEEPING). Not part of the report:
+ * {@code -Dsluice.bench.wait=YIELDING} (or BUSY_SPIN, BLOCKING) sets the wait strategy of every broker and raw ring (default SLEEPING);
+ * {@code -Dsluice.bench.pretouch=BYTES} sets every broker's {@code journal.pretouch.bytes} (0: no pretoucher). Not part of the report:
  * {@code bin/sluice-bench event-bus} is; docs/benchmarks.md (issue 22, item 16) gives the runs made with this.
  */
 public final class BurstAbDriver {
@@ -58,7 +59,9 @@ public final class BurstAbDriver {
                 dirs.add(dir);
                 Broker broker = Broker.open(BrokerConfig.builder(dir.resolve("broker")).ringSize(RING_SIZE)
                         .subscriberThreads(Integer.parseInt(f[1])).journalThreads(Integer.parseInt(f[2]))
-                        .waitStrategy(wait).build());
+                        .waitStrategy(wait)
+                        .journalPretouchBytes(Long.getLong("sluice.bench.pretouch", BrokerConfig.DEFAULT_JOURNAL_PRETOUCH_BYTES))
+                        .build());
                 brokers.add(broker);
                 String topics = f.length > 3 ? f[3] : "mj";
                 if (topics.contains("m")) {

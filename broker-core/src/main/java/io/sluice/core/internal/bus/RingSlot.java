@@ -18,6 +18,7 @@ public final class RingSlot implements EventView {
     /** Buffers above this size are not kept for reuse by a smaller event, bounding idle ring memory. */
     static final int RETAINED_BUFFER_LIMIT = 64 * 1024;
     private static final byte[] EMPTY = new byte[0];
+    private static final List<Header> NO_HEADERS = List.of();
 
     String topic;
     int partition;
@@ -25,13 +26,21 @@ public final class RingSlot implements EventView {
     int keyLength = -1;
     byte[] value = EMPTY;
     int valueLength;
-    List<Header> headers = List.of();
+    List<Header> headers = NO_HEADERS;
     long timestamp;
     /** System.nanoTime() at publish for the events sampled for latency ({@link PartitionRing#LATENCY_SAMPLE_MASK}), else 0 */
     long publishNanos;
     long journalNanos;
     Acks acks;
+    /**
+     * The last callback filled in, kept after it ran ({@link #callbackDue} says whether it is still to run): nulling it
+     * on completion made the next {@link #fill} of the same callback store the reference again, a garbage-collector
+     * card per journaled event. Like the Disruptor's own slots, a one-event slot holds what it was filled with until
+     * it is filled again (an embedding application's callback for at most one lap of the ring). A batch slot's
+     * callback, a network request's own, is let go once it ran: it is a different one each time anyway.
+     */
     SendCallback callback;
+    boolean callbackDue;
     long offset = -1;
     /** claimed after the ring closed: handlers skip it. */
     boolean cancelled;
@@ -84,6 +93,7 @@ public final class RingSlot implements EventView {
         if (this.callback != callback) {
             this.callback = callback;
         }
+        this.callbackDue = callback != null;
         this.offset = -1;
         this.cancelled = false;
         this.batchCount = 0;
@@ -101,9 +111,10 @@ public final class RingSlot implements EventView {
         this.batchCount = count;
         this.keyLength = -1;
         this.valueLength = 0;
-        this.headers = List.of();
+        this.headers = NO_HEADERS;
         this.acks = acks;
-        this.callback = callback;
+        this.callback = callback; // a request's own, a different one each time: this slot's card is dirtied anyway
+        this.callbackDue = callback != null;
         this.offset = -1;
         this.cancelled = false;
         this.publishNanos = 0;
@@ -121,6 +132,7 @@ public final class RingSlot implements EventView {
     void cancel() {
         this.cancelled = true;
         this.callback = null;
+        this.callbackDue = false;
         this.valueLength = 0;
         this.keyLength = -1;
         this.batchCount = 0;
@@ -142,9 +154,16 @@ public final class RingSlot implements EventView {
         return acks;
     }
 
+    /** The callback still to run, once: null after the first call (and for a slot filled without one). */
     SendCallback takeCallback() {
+        if (!callbackDue) {
+            return null;
+        }
+        callbackDue = false;
         SendCallback cb = callback;
-        callback = null;
+        if (batchCount > 0) {
+            callback = null;
+        }
         return cb;
     }
 
